@@ -1,0 +1,73 @@
+/**
+ * What every controller kind provides to the HTTP layer and the CLI.
+ *
+ * @packageDocumentation
+ */
+import type {
+  CustomizeRequest,
+  CustomizeResponse,
+  SyncRequest,
+  SyncResponse,
+} from "../metacontroller/contract.ts";
+
+/**
+ * One decision a hook took, for logs and metrics. `action` and `reason` are bounded vocabularies
+ * (they become metric labels); `object` is a child name (logs only).
+ *
+ * @example `{ action: "create", object: "hello-29000000" }`, `{ action: "skip", reason: "Forbid" }`
+ */
+export interface Decision {
+  action: string;
+  reason?: string;
+  object?: string;
+}
+
+/** A hook's answer plus the decisions behind it. Only `response` goes on the wire. */
+export interface HookResult {
+  response: SyncResponse;
+  decisions: Decision[];
+}
+
+/**
+ * A pure sync or finalize hook: no I/O, no clock, no environment.
+ *
+ * @param request - the parsed Metacontroller request
+ * @param now - the current time (the caller's clock; tests fix it)
+ * @param options - service configuration the kind needs (e.g. build images), already resolved
+ */
+export type SyncHook<O> = (request: SyncRequest, now: Date, options: O) => HookResult;
+
+/** A pure customize hook. */
+export type CustomizeHook<O> = (request: CustomizeRequest, options: O) => CustomizeResponse;
+
+/** A CustomResourceDefinition and CompositeController description of one parent kind. */
+export interface ControllerManifests {
+  /** The CRD object (apiextensions.k8s.io/v1), generated from the kind's zod schema. */
+  crd(): Record<string, unknown>;
+  /**
+   * The CompositeController object for this kind.
+   * @param hookBaseUrl - e.g. `http://metahooks.metahooks.svc:8080` (no trailing slash)
+   */
+  compositeController(hookBaseUrl: string): Record<string, unknown>;
+}
+
+/**
+ * A controller kind served by metahooks: its route segment, its parent type, and its pure hooks.
+ * @typeParam O - the options object passed to every hook call
+ */
+export interface ControllerDefinition<O = unknown> extends ControllerManifests {
+  /** Route and CLI segment: `/sync/<name>`, `metahooks sync <name>`. */
+  name: string;
+  /** The parent's `apiVersion`, e.g. `batch.tutorial.kubebuilder.io/v1`. */
+  apiVersion: string;
+  /** The parent's `kind`, e.g. `CronJob`. */
+  kind: string;
+  sync: SyncHook<O>;
+  finalize: SyncHook<O>;
+  customize?: CustomizeHook<O>;
+  /**
+   * Reads the kind's options from the service environment at start-up (never per call).
+   * @throws Error naming the variable when a value is invalid
+   */
+  loadOptions?: (env: Record<string, string | undefined>) => O;
+}

@@ -1,0 +1,31 @@
+/**
+ * metahooks' public API: the hooks as pure functions over JSON, for platform teams that want to
+ * unit-test their CronJob and CIBuild objects in their own test runner.
+ *
+ * @example
+ * ```ts
+ * import { runHook, findController } from "metahooks";
+ * const cronjob = findController("cronjob")!;
+ * const { response } = runHook(cronjob, "sync", requestJson, new Date("2026-01-05T12:00:30Z"), undefined);
+ * assert.equal(response.children.length, 1);
+ * ```
+ *
+ * @packageDocumentation
+ */
+export { runHook, formatDecisions, type HookName, type RunResult } from "./metacontroller/run-hook.ts";
+export { controllers, findController, configureControllers } from "./controllers/registry.ts";
+export type { ControllerDefinition, Decision, HookResult, SyncHook, CustomizeHook } from "./controllers/types.ts";
+export {
+  SyncRequestSchema,
+  SyncResponseSchema,
+  CustomizeRequestSchema,
+  CustomizeResponseSchema,
+  listChildren,
+  type SyncRequest,
+  type SyncResponse,
+  type KubeObject,
+  type CustomizeRequest,
+  type CustomizeResponse,
+} from "./metacontroller/contract.ts";
+export { HookError, type ErrorBody } from "./errors.ts";
+export { createApp, type AppOptions } from "./http/app.ts";

@@ -1,0 +1,57 @@
+/**
+ * Names and label values: DNS-1123 rules and deterministic shortening.
+ *
+ * @packageDocumentation
+ */
+import { createHash } from "node:crypto";
+
+/** A DNS-1123 label: at most 63 characters of `[a-z0-9-]`, starting and ending alphanumeric. */
+export function isDns1123Label(value: string): boolean {
+  return value.length <= 63 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/.test(value);
+}
+
+/** A DNS-1123 subdomain: at most 253 characters of dot-separated labels. */
+export function isDns1123Subdomain(value: string): boolean {
+  return value.length <= 253 && /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/.test(value);
+}
+
+/** A label value: empty, or at most 63 characters of `[A-Za-z0-9_.-]` starting and ending alphanumeric. */
+export function isLabelValue(value: string): boolean {
+  return value === "" || (value.length <= 63 && /^[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/.test(value));
+}
+
+/** Lowercase hex SHA-256 of a UTF-8 string. */
+export function sha256Hex(value: string): string {
+  return createHash("sha256").update(value, "utf8").digest("hex");
+}
+
+/**
+ * A deterministic DNS-1123 label derived from `s`, at most `max` characters
+ * (cibuild-api.md §7.4, normative):
+ * 1. lowercase and replace every character outside `[a-z0-9-]` with `-`;
+ * 2. if that fits in `max`, trim leading and trailing `-` and return it;
+ * 3. else the first `max - 9` characters with trailing `-` trimmed, `-`, and the first 8 hex
+ *    characters of SHA-256 of the original `s`.
+ *
+ * @param s - any string (a parent name, `"deploy-" + name`, …)
+ * @param max - maximum length. @default 63
+ */
+export function boundedName(s: string, max = 63): string {
+  const cleaned = s.toLowerCase().replace(/[^a-z0-9-]/g, "-");
+  if (cleaned.length <= max) return cleaned.replace(/^-+|-+$/g, "");
+  return `${cleaned.slice(0, max - 9).replace(/-+$/g, "")}-${sha256Hex(s).slice(0, 8)}`;
+}
+
+/**
+ * JSON with object keys sorted at every depth and no whitespace (cibuild-api.md §7.4
+ * `canonicalJSON`); arrays keep their order, scalars serialize as JSON.stringify does.
+ */
+export function canonicalJson(value: unknown): string {
+  if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
+  const entries = Object.keys(value as Record<string, unknown>)
+    .sort()
+    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
+    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
+  return `{${entries.join(",")}}`;
+}

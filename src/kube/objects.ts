@@ -1,0 +1,30 @@
+/**
+ * Helpers for children as we return them to Metacontroller.
+ *
+ * @packageDocumentation
+ */
+import type { KubeObject } from "../metacontroller/contract.ts";
+
+/**
+ * An observed child in apply form, to keep it exactly as it is when we must not change anything
+ * (an invalid parent spec, a child we keep but do not own the content of): apiVersion, kind,
+ * name, namespace, labels, annotations and every top-level field except `status`; server-managed
+ * metadata is dropped. Metacontroller's last-applied annotation is dropped too (it adds its own).
+ */
+export function reemitObserved(observed: KubeObject): KubeObject {
+  const { status: _status, metadata, ...rest } = observed as KubeObject & { status?: unknown };
+  const meta: KubeObject["metadata"] = { name: metadata.name };
+  if (metadata.namespace) meta.namespace = metadata.namespace;
+  if (metadata.labels && Object.keys(metadata.labels).length) meta.labels = { ...metadata.labels };
+  const annotations = { ...(metadata.annotations ?? {}) };
+  delete annotations["metacontroller.k8s.io/last-applied-configuration"];
+  delete annotations["kubectl.kubernetes.io/last-applied-configuration"];
+  if (Object.keys(annotations).length) meta.annotations = annotations;
+  return { ...rest, metadata: meta } as KubeObject;
+}
+
+/** Sorts children by kind, then name, so responses are byte-stable. */
+export function sortChildren(children: KubeObject[]): KubeObject[] {
+  const key = (o: KubeObject) => `${o.kind}\u0000${o.metadata.name}`;
+  return [...children].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}

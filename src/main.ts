@@ -1,0 +1,78 @@
+/**
+ * The `metahooks` command line: `serve`, and the hooks as pure functions over JSON.
+ *
+ * @packageDocumentation
+ */
+import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
+import { runHookCommand, parseNow } from "./cli/hook-command.ts";
+import { serve } from "./server.ts";
+import { controllers } from "./controllers/registry.ts";
+
+const HELP = `metahooks — Metacontroller hooks for CronJob and CIBuild
+
+Usage:
+  metahooks serve                          serve the hooks over HTTP (PORT, default 8080)
+  metahooks sync <kind> [--now <time>]     read a sync request JSON on stdin, print the response
+  metahooks finalize <kind> [--now <time>] same for the finalize hook
+  metahooks customize <kind>               same for the customize hook (kinds that have one)
+  metahooks --help                         this text
+
+Kinds: ${controllers.map((c) => `${c.name} (${c.apiVersion} ${c.kind})`).join(", ")}
+
+Options:
+  --now <time>   fix the clock, an RFC 3339 time such as 2026-01-02T03:04:05Z (default: real clock)
+  --port <n>     with serve: the hook port (overrides PORT)
+
+The hook commands print exactly what the HTTP route would answer and exit 0; when the route would
+answer an error they print the same JSON error on stderr and exit 1.
+
+Environment (serve): PORT (8080), HOST (0.0.0.0), LOG_LEVEL (info), BODY_LIMIT_BYTES (8388608).
+`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      help: { type: "boolean", short: "h" },
+      now: { type: "string" },
+      port: { type: "string" },
+    },
+  });
+  const [command, kind] = positionals;
+  if (values.help || command === undefined || command === "help") {
+    process.stdout.write(HELP);
+    return values.help || command === "help" ? 0 : 1;
+  }
+  if (command === "serve") {
+    const env = { ...process.env };
+    if (values.port !== undefined) env.PORT = values.port;
+    await serve(env);
+    return 0;
+  }
+  if (command === "sync" || command === "finalize" || command === "customize") {
+    if (!kind) {
+      process.stderr.write(`metahooks ${command}: missing <kind>\n\n${HELP}`);
+      return 1;
+    }
+    const now = parseNow(values.now, () => new Date());
+    const input = readFileSync(0, "utf8");
+    const outcome = runHookCommand(command, kind, input, now, process.env);
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  }
+  process.stderr.write(`metahooks: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+  return 1;
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (err: unknown) => {
+    process.stderr.write(`metahooks: ${(err as Error)?.message ?? String(err)}\n`);
+    process.exitCode = 1;
+  },
+);

@@ -1,0 +1,126 @@
+/**
+ * The one path through a hook call, shared by the HTTP routes and the CLI:
+ * parse the envelope → check the parent's type → call the pure hook → validate the response.
+ *
+ * @packageDocumentation
+ */
+import { z } from "zod";
+import { internalError, invalidRequest } from "../errors.ts";
+import type { ControllerDefinition, HookResult } from "../controllers/types.ts";
+import {
+  CustomizeRequestSchema,
+  CustomizeResponseSchema,
+  SyncRequestSchema,
+  SyncResponseSchema,
+  type CustomizeResponse,
+  type SyncRequest,
+} from "./contract.ts";
+
+/** Which hook of a controller is called. */
+export type HookName = "sync" | "finalize" | "customize";
+
+/** Summary of a request for logs: parent key, generation and `finalizing`. */
+export interface RequestSummary {
+  parent: string;
+  uid?: string;
+  generation?: number;
+  finalizing?: boolean;
+}
+
+/** Result of {@link runHook}: the validated response, the decisions, and a request summary. */
+export interface RunResult {
+  response: HookResult["response"] | CustomizeResponse;
+  decisions: HookResult["decisions"];
+  summary: RequestSummary;
+}
+
+function formatIssues(error: z.ZodError): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
+    .join("; ");
+}
+
+function checkParentType(def: ControllerDefinition<any>, parent: SyncRequest["parent"]): void {
+  if (parent.apiVersion !== def.apiVersion || parent.kind !== def.kind) {
+    throw invalidRequest(
+      `parent is ${parent.apiVersion}/${parent.kind}; the ${def.name} hooks serve ${def.apiVersion}/${def.kind}`,
+    );
+  }
+}
+
+/**
+ * Runs one hook over an already-parsed JSON body.
+ *
+ * @param def - the controller kind
+ * @param hook - `sync`, `finalize` or `customize`
+ * @param body - the request body (any JSON value)
+ * @param now - the clock for this call
+ * @param options - the kind's options
+ * @throws HookError 422 when the body is not a request for this kind; 500 when the hook throws or
+ *   returns something that is not a valid response (never answer 200 with a partial answer)
+ */
+export function runHook<O>(
+  def: ControllerDefinition<O>,
+  hook: HookName,
+  body: unknown,
+  now: Date,
+  options: O,
+): RunResult {
+  if (hook === "customize") {
+    if (!def.customize) throw invalidRequest(`the ${def.name} controller has no customize hook`);
+    const parsed = CustomizeRequestSchema.safeParse(body);
+    if (!parsed.success) throw invalidRequest(`not a customize request: ${formatIssues(parsed.error)}`);
+    checkParentType(def, parsed.data.parent);
+    const summary = summarize(parsed.data.parent);
+    let response: CustomizeResponse;
+    try {
+      response = def.customize(parsed.data, options);
+    } catch (err) {
+      throw internalError(`customize hook failed: ${(err as Error).message}`);
+    }
+    const checked = CustomizeResponseSchema.safeParse(response);
+    if (!checked.success) throw internalError(`customize hook built an invalid response: ${formatIssues(checked.error)}`);
+    return { response: checked.data, decisions: [], summary };
+  }
+
+  const parsed = SyncRequestSchema.safeParse(body);
+  if (!parsed.success) throw invalidRequest(`not a Metacontroller ${hook} request: ${formatIssues(parsed.error)}`);
+  const request = parsed.data;
+  checkParentType(def, request.parent);
+  // A finalize route always finalizes; a sync route honours the flag (Metacontroller may point
+  // both hooks at one URL). Answering `finalized` from a plain sync would make Metacontroller
+  // remove and re-add its finalizer on every call.
+  const finalizing = hook === "finalize" ? true : request.finalizing;
+  const summary = { ...summarize(request.parent), finalizing };
+  let result: HookResult;
+  try {
+    result = finalizing
+      ? def.finalize({ ...request, finalizing: true }, now, options)
+      : def.sync(request, now, options);
+  } catch (err) {
+    throw internalError(`${hook} hook failed: ${(err as Error).message}`);
+  }
+  const checked = SyncResponseSchema.safeParse(result.response);
+  if (!checked.success) throw internalError(`${hook} hook built an invalid response: ${formatIssues(checked.error)}`);
+  if (!finalizing && checked.data.finalized !== undefined) {
+    throw internalError(`${hook} hook set "finalized" outside finalization`);
+  }
+  return { response: checked.data, decisions: result.decisions, summary };
+}
+
+function summarize(parent: SyncRequest["parent"]): RequestSummary {
+  const ns = parent.metadata.namespace;
+  const summary: RequestSummary = { parent: ns ? `${ns}/${parent.metadata.name}` : parent.metadata.name };
+  if (parent.metadata.uid !== undefined) summary.uid = parent.metadata.uid;
+  if (parent.metadata.generation !== undefined) summary.generation = parent.metadata.generation;
+  return summary;
+}
+
+/** Formats decisions as one short log string, e.g. `create hello-29000000; prune hello-28999990`. */
+export function formatDecisions(decisions: HookResult["decisions"]): string {
+  if (decisions.length === 0) return "no change";
+  return decisions
+    .map((d) => [d.action, d.object, d.reason ? `(${d.reason})` : undefined].filter(Boolean).join(" "))
+    .join("; ");
+}
