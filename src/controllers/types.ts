@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 import type {
+  KubeObject,
   CustomizeRequest,
   CustomizeResponse,
   SyncRequest,
@@ -40,6 +41,34 @@ export type SyncHook<O> = (request: SyncRequest, now: Date, options: O) => HookR
 /** A pure customize hook. */
 export type CustomizeHook<O> = (request: CustomizeRequest, options: O) => CustomizeResponse;
 
+/**
+ * One problem with a parent's spec: a CamelCase `reason` (also the condition reason the sync hook
+ * reports), the JSON path of the field (`spec.schedule`), and a message naming the rule.
+ */
+export interface SpecProblem {
+  reason: string;
+  field: string;
+  message: string;
+}
+
+/**
+ * What admission webhooks need from a kind: the same validation and defaults the sync hook uses.
+ */
+export interface AdmissionSupport {
+  /**
+   * Problems with a parent, in the kind's check order (the first is the sync hook's reason).
+   * @param parent - the object being created or updated
+   * @param oldParent - the stored object on update (for rules about changes), else undefined
+   * @returns an empty list when the parent is valid
+   */
+  validate(parent: KubeObject, oldParent?: KubeObject): SpecProblem[];
+  /**
+   * The spec with every default the hook assumes written out (for a mutating webhook), or the spec
+   * unchanged when it does not parse. Never removes or rewrites a value the user set.
+   */
+  defaultSpec(spec: unknown): unknown;
+}
+
 /** A CustomResourceDefinition and CompositeController description of one parent kind. */
 export interface ControllerManifests {
   /** The CRD object (apiextensions.k8s.io/v1), generated from the kind's zod schema. */
@@ -65,6 +94,8 @@ export interface ControllerDefinition<O = unknown> extends ControllerManifests {
   sync: SyncHook<O>;
   finalize: SyncHook<O>;
   customize?: CustomizeHook<O>;
+  /** Validation and defaulting for admission webhooks (same rules as the sync hook). */
+  admission?: AdmissionSupport;
   /**
    * Reads the kind's options from the service environment at start-up (never per call).
    * @throws Error naming the variable when a value is invalid
