@@ -11,6 +11,7 @@ import type { Logger } from "pino";
 import { HookError, malformedJson, toErrorBody } from "../errors.ts";
 import { formatDecisions, runHook, type HookName } from "../metacontroller/run-hook.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
+import { createAdmissionRouter } from "../admission/routes.ts";
 
 /** What {@link createApp} needs. */
 export interface AppOptions {
@@ -97,6 +98,9 @@ export function createApp(options: AppOptions): express.Express {
       });
     }
   }
+
+  // Admission webhooks (`/validate/<kind>`, `/mutate/<kind>`) for kinds with admission support.
+  app.use(createAdmissionRouter(options.controllers, json));
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new HookError(404, "not_found", `no route for ${req.method} ${req.path}`));
