@@ -16,6 +16,9 @@ Usage:
   metahooks sync <kind> [--now <time>]     read a sync request JSON on stdin, print the response
   metahooks finalize <kind> [--now <time>] same for the finalize hook
   metahooks customize <kind>               same for the customize hook (kinds that have one)
+  metahooks explain <kind> <name> [-n <ns>] [-o json] [--kubeconfig <file>]
+                                           read a live parent and its children, run the hook
+                                           locally and say what it would do now and why
   metahooks --help                         this text
 
 Kinds: ${controllers.map((c) => `${c.name} (${c.apiVersion} ${c.kind})`).join(", ")}
@@ -31,6 +34,14 @@ Environment (serve): PORT (8080), HOST (0.0.0.0), LOG_LEVEL (info), BODY_LIMIT_B
 `;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "explain") {
+    // Loaded only for this command: it pulls in @kubernetes/client-node, which serve never needs.
+    const { runExplain } = await import("./explain/command.ts");
+    const outcome = await runExplain(argv.slice(1), { env: process.env, clock: () => new Date() });
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

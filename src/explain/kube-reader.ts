@@ -1,0 +1,102 @@
+/**
+ * Read-only access to the Kubernetes API for `metahooks explain`: plain JSON GETs.
+ *
+ * `@kubernetes/client-node` is only used to load the kubeconfig and turn it into TLS options and
+ * auth headers (client certificates, tokens, exec plugins, proxies). It is imported dynamically
+ * here, so `metahooks serve` never loads it (about 1 s and 60 MB, ecosystem.md §1.4). Objects are
+ * never passed through its ObjectSerializer: that drops unknown fields and turns timestamps into
+ * Dates; we read the wire JSON as is.
+ *
+ * @packageDocumentation
+ */
+import http from "node:http";
+import https from "node:https";
+
+/** What explain needs from the API: GET a path, get JSON back (or `undefined` on 404). */
+export interface KubeReader {
+  /**
+   * @param path - an API path such as `/apis/batch/v1/namespaces/ns/jobs`
+   * @param query - query parameters (e.g. `labelSelector`)
+   * @returns the parsed JSON body, or `undefined` when the API answers 404
+   * @throws Error with the API's status and message on any other non-2xx answer
+   */
+  get(path: string, query?: Record<string, string>): Promise<unknown>;
+  /** The API server URL, for messages. */
+  server: string;
+}
+
+/** Where to find the kubeconfig. */
+export interface KubeconfigOptions {
+  /** A kubeconfig file; otherwise `$KUBECONFIG`, `~/.kube/config` or in-cluster config. */
+  kubeconfig?: string;
+  /** A context name other than the current one. */
+  context?: string;
+}
+
+/** The API base path of an apiVersion: `v1` → `/api/v1`, `batch/v1` → `/apis/batch/v1`. */
+export function apiBasePath(apiVersion: string): string {
+  return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
+}
+
+/** The path of a namespaced collection or object. */
+export function resourcePath(apiVersion: string, resource: string, namespace: string, name?: string): string {
+  const base = `${apiBasePath(apiVersion)}/namespaces/${encodeURIComponent(namespace)}/${resource}`;
+  return name === undefined ? base : `${base}/${encodeURIComponent(name)}`;
+}
+
+/**
+ * Loads the kubeconfig and returns a reader for its current (or given) context.
+ * @throws Error when no kubeconfig can be loaded or it has no cluster
+ */
+export async function loadKubeReader(options: KubeconfigOptions = {}): Promise<KubeReader> {
+  const { KubeConfig } = await import("@kubernetes/client-node");
+  const kc = new KubeConfig();
+  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
+  else kc.loadFromDefault();
+  if (options.context) kc.setCurrentContext(options.context);
+  const cluster = kc.getCurrentCluster();
+  if (!cluster) throw new Error(`kubeconfig has no cluster for context ${JSON.stringify(kc.getCurrentContext())}`);
+  const server = cluster.server.replace(/\/+$/, "");
+  return {
+    server,
+    async get(path, query) {
+      const url = new URL(server + path);
+      for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);
+      const opts: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
+      // Sets ca/cert/key/servername, the Authorization header and the (proxy) agent.
+      await kc.applyToHTTPSOptions(opts);
+      return getJson(url, opts);
+    },
+  };
+}
+
+function getJson(url: URL, opts: https.RequestOptions): Promise<unknown> {
+  const transport = url.protocol === "http:" ? http : https;
+  return new Promise((resolve, reject) => {
+    const req = transport.request(url, { ...opts, timeout: 30_000 }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const status = res.statusCode ?? 0;
+        if (status === 404) return resolve(undefined);
+        let body: unknown;
+        try {
+          body = text ? JSON.parse(text) : undefined;
+        } catch {
+          body = undefined;
+        }
+        if (status < 200 || status > 299) {
+          const message = (body as { message?: string } | undefined)?.message ?? text.slice(0, 200);
+          return reject(new Error(`GET ${url.pathname}: HTTP ${status}: ${message}`));
+        }
+        if (body === undefined) return reject(new Error(`GET ${url.pathname}: the answer is not JSON`));
+        resolve(body);
+      });
+      res.on("error", reject);
+    });
+    req.on("timeout", () => req.destroy(new Error(`GET ${url.pathname}: timed out after 30 s`)));
+    req.on("error", (err) => reject(new Error(`GET ${url.pathname}: ${err.message}`)));
+    req.end();
+  });
+}

@@ -1,0 +1,202 @@
+/**
+ * The human summary of `metahooks explain`: what the hook would do now and why, computed from
+ * the request we built and the pure hook's answer. No I/O, no clock (pure over its arguments).
+ *
+ * @packageDocumentation
+ */
+import { Cron } from "croner";
+import type { ControllerDefinition, Decision } from "../controllers/types.ts";
+import type { KubeObject, ObjectMap, SyncResponse } from "../metacontroller/contract.ts";
+import { compareStrings } from "../metacontroller/contract.ts";
+import { parseTime } from "../kube/time.ts";
+
+/** What the summary is made of. */
+export interface ExplainInput {
+  def: ControllerDefinition<any>;
+  parent: KubeObject;
+  /** Observed children, as sent to the hook. */
+  children: ObjectMap;
+  response: SyncResponse;
+  decisions: Decision[];
+  finalizing: boolean;
+  now: Date;
+}
+
+/** What the hook's answer would change among the children. */
+export interface ChildChanges {
+  create: string[];
+  delete: string[];
+  keep: string[];
+}
+
+const childKey = (o: KubeObject) => `${o.kind}/${o.metadata.name}`;
+
+/**
+ * Compares observed with desired children: a desired child not observed is created; an observed
+ * child left out is deleted by Metacontroller (background propagation). Keys are `Kind/name`, sorted.
+ */
+export function childChanges(children: ObjectMap, desired: KubeObject[]): ChildChanges {
+  const observed = new Set(Object.values(children).flatMap((group) => Object.values(group ?? {}).map(childKey)));
+  const wanted = new Set(desired.map(childKey));
+  const sorted = (s: Iterable<string>) => [...s].sort(compareStrings);
+  return {
+    create: sorted([...wanted].filter((k) => !observed.has(k))),
+    delete: sorted([...observed].filter((k) => !wanted.has(k))),
+    keep: sorted([...wanted].filter((k) => observed.has(k))),
+  };
+}
+
+/**
+ * A time as `2026-01-05 07:00:00 America/New_York (UTC-05:00) = 2026-01-05T12:00:00Z`, so users
+ * see the schedule in the CronJob's zone and the instant unambiguously.
+ * @param zone - an IANA zone; an unknown zone falls back to UTC only
+ */
+export function formatInZone(date: Date, zone: string): string {
+  const utc = date.toISOString().replace(/\.000Z$/, "Z");
+  if (zone === "UTC" || zone === "Etc/UTC") return utc;
+  try {
+    const parts = Object.fromEntries(
+      new Intl.DateTimeFormat("en-US", {
+        timeZone: zone,
+        year: "numeric",
+        month: "2-digit",
+        day: "2-digit",
+        hour: "2-digit",
+        minute: "2-digit",
+        second: "2-digit",
+        hourCycle: "h23",
+        timeZoneName: "longOffset",
+      })
+        .formatToParts(date)
+        .map((p) => [p.type, p.value]),
+    );
+    const offset = String(parts.timeZoneName ?? "").replace(/^GMT$/, "UTC+00:00").replace(/^GMT/, "UTC");
+    return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${zone} (${offset}) = ${utc}`;
+  } catch {
+    return utc;
+  }
+}
+
+interface ConditionLike {
+  type?: string;
+  status?: string;
+  reason?: string;
+  message?: string;
+}
+
+function conditionsOf(status: Record<string, unknown>): ConditionLike[] {
+  return Array.isArray(status.conditions) ? (status.conditions as ConditionLike[]) : [];
+}
+
+function formatCondition(c: ConditionLike): string {
+  return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ""}${c.message ? `: ${c.message}` : ""}`;
+}
+
+function formatDecision(d: Decision): string {
+  return [d.action, d.object, d.reason ? `(${d.reason})` : undefined].filter(Boolean).join(" ");
+}
+
+/** Why a CronJob slot did not run, from the hook's decisions and conditions (best first). */
+function skipExplanation(input: ExplainInput, spec: Record<string, unknown>): string {
+  if (input.finalizing) return "the CronJob is being deleted";
+  const skips = input.decisions.filter((d) => d.action === "skip" && d.reason);
+  const invalid = conditionsOf(input.response.status).find((c) => c.status === "False" && /invalid/i.test(`${c.reason}`));
+  if (invalid) return `the spec is invalid: ${invalid.reason}${invalid.message ? ` (${invalid.message})` : ""}`;
+  if (spec.suspend === true) return "the CronJob is suspended (spec.suspend: true)";
+  const reasons = skips.map((d) => d.reason!);
+  if (reasons.some((r) => /forbid/i.test(r))) return "concurrencyPolicy Forbid: a Job of an earlier slot is still running";
+  if (reasons.some((r) => /deadline/i.test(r))) {
+    return `too late to start: the slot is more than startingDeadlineSeconds (${String(spec.startingDeadlineSeconds)}) in the past`;
+  }
+  if (reasons.length) return `the hook skipped it: ${reasons.join(", ")}`;
+  return "no reason recorded by the hook (see decisions)";
+}
+
+function cronJobLines(input: ExplainInput, changes: ChildChanges): string[] {
+  const spec = ((input.parent as { spec?: unknown }).spec ?? {}) as Record<string, unknown>;
+  const zone = typeof spec.timeZone === "string" && spec.timeZone ? spec.timeZone : "UTC";
+  const schedule = typeof spec.schedule === "string" ? spec.schedule : "";
+  const lines = [`Schedule:      ${JSON.stringify(schedule)} in ${zone}${spec.suspend === true ? " (suspended)" : ""}`];
+  const status = input.response.status;
+  const parentStatus = ((input.parent as { status?: Record<string, unknown> }).status ?? {}) as Record<string, unknown>;
+  const last = parseTime(status.lastScheduleTime) ?? parseTime(parentStatus.lastScheduleTime);
+  lines.push(`Last scheduled: ${last ? formatInZone(last, zone) : "never"}`);
+  let cron: Cron | undefined;
+  try {
+    cron = new Cron(schedule, { timezone: zone, paused: true });
+  } catch (err) {
+    lines.push(`Next run:      none: the schedule does not parse (${(err as Error).message})`);
+  }
+  if (cron) {
+    const next = spec.suspend === true || input.finalizing ? null : cron.nextRun(input.now);
+    lines.push(`Next run:      ${next ? formatInZone(next, zone) : spec.suspend === true ? "none while suspended" : "none"}`);
+    const slot = cron.previousRuns(1, input.now)[0];
+    if (slot) {
+      const created = changes.create.filter((k) => k.startsWith("Job/"));
+      if (created.length) lines.push(`Last slot:     ${formatInZone(slot, zone)}: starts now as ${created.join(", ")}`);
+      else if (last && last.getTime() >= slot.getTime()) lines.push(`Last slot:     ${formatInZone(slot, zone)}: ran`);
+      else lines.push(`Last slot:     ${formatInZone(slot, zone)}: skipped: ${skipExplanation(input, spec)}`);
+    }
+  }
+  const active = Array.isArray(status.active) ? (status.active as Array<{ name?: string }>).map((a) => a.name) : [];
+  lines.push(`Active Jobs:   ${active.length ? active.join(", ") : "none"}`);
+  return lines;
+}
+
+function cibuildLines(input: ExplainInput): string[] {
+  const status = input.response.status;
+  const lines = [`Phase:         ${String(status.phase ?? "unknown")}${status.message ? ` (${String(status.message)})` : ""}`];
+  const current = status.currentBuild as Record<string, unknown> | undefined;
+  if (current) {
+    const failure = current.reason && current.phase === "Failed" ? ` because ${String(current.reason)}` : "";
+    lines.push(
+      `Build:         ${String(current.name ?? "?")} ${String(current.phase ?? "?")}${failure}${current.message ? `: ${String(current.message)}` : ""}`,
+    );
+  }
+  const good = status.lastSuccessfulBuild as Record<string, unknown> | undefined;
+  if (good) lines.push(`Deployed image: ${String(good.imageRef ?? good.name ?? "?")}`);
+  const deployment = status.deployment as Record<string, unknown> | undefined;
+  if (deployment) {
+    lines.push(
+      `Deployment:    ${String(deployment.name)} ready ${String(deployment.readyReplicas ?? 0)}/${String(deployment.replicas ?? "?")}`,
+    );
+  }
+  return lines;
+}
+
+/**
+ * The summary text (ends with a newline).
+ *
+ * Sections: the parent and hook; kind-specific lines (CronJob: schedule, last and next run in
+ * the CronJob's zone, the last slot and why it was skipped; CIBuild: phase, build and its failure
+ * reason); conditions; the Jobs and other children that would be created, deleted or kept; the
+ * hook's decisions; the resync time.
+ */
+export function formatExplanation(input: ExplainInput): string {
+  const { def, parent, response } = input;
+  const changes = childChanges(input.children, response.children);
+  const ns = parent.metadata.namespace ? `${parent.metadata.namespace}/` : "";
+  const lines = [
+    `${def.kind} ${ns}${parent.metadata.name} (generation ${parent.metadata.generation ?? "?"}) at ${input.now.toISOString()}`,
+    `Hook:          ${input.finalizing ? "finalize (the parent is being deleted)" : "sync"}`,
+  ];
+  if (def.name === "cronjob") lines.push(...cronJobLines(input, changes));
+  if (def.name === "cibuild") lines.push(...cibuildLines(input));
+  const conditions = conditionsOf(response.status);
+  if (conditions.length) {
+    lines.push("Conditions:");
+    for (const c of conditions) lines.push(`  ${formatCondition(c)}`);
+  }
+  lines.push("Children:");
+  const list = (label: string, keys: string[]) => lines.push(`  ${label} ${keys.length ? keys.join(", ") : "none"}`);
+  list("would create:", changes.create);
+  list("would delete:", changes.delete);
+  list("would keep:  ", changes.keep);
+  if (input.decisions.length) lines.push(`Decisions:     ${input.decisions.map(formatDecision).join("; ")}`);
+  if (response.resyncAfterSeconds !== undefined) {
+    const at = new Date(input.now.getTime() + response.resyncAfterSeconds * 1000);
+    lines.push(`Next sync:     in ${response.resyncAfterSeconds} s (${at.toISOString()})`);
+  }
+  if (input.finalizing && response.finalized !== undefined) lines.push(`Finalized:     ${response.finalized}`);
+  return lines.join("\n") + "\n";
+}
