@@ -55,10 +55,20 @@ export const widgetController: ControllerDefinition<undefined> = {
   name: "widget",
   apiVersion: "example.com/v1",
   kind: "Widget",
-  sync: (request) => ({
-    response: { status: { observed: true }, children: listChildren(request.children, "Job.batch/v1").map(reemitObserved) },
-    decisions: [],
-  }),
+  // Keeps Jobs named like the parent, drops the others, wants `<name>-next`; reports related pods.
+  sync: (request) => {
+    const name = request.parent.metadata.name;
+    const kept = listChildren(request.children, "Job.batch/v1").filter((j) => j.metadata.name.startsWith(name));
+    const next = { apiVersion: "batch/v1", kind: "Job", metadata: { name: `${name}-next` }, spec: {} };
+    const pods = listChildren(request.related, "Pod.v1").map((p) => p.metadata.name);
+    return {
+      response: {
+        status: { observed: true, ...(pods.length ? { pods } : {}) },
+        children: [...kept.map(reemitObserved), ...(kept.some((j) => j.metadata.name === next.metadata.name) ? [] : [next])],
+      },
+      decisions: [{ action: "create", object: next.metadata.name }],
+    };
+  },
   finalize: () => ({ response: { status: {}, children: [], finalized: true }, decisions: [] }),
   admission: { validate: validateWidget, defaultSpec: defaultWidget },
   crd: () =>
@@ -72,7 +82,20 @@ export const widgetController: ControllerDefinition<undefined> = {
       status: z.looseObject({}),
       printerColumns: [],
     }),
-  compositeController: () => ({}),
+  customize: (request) => ({
+    relatedResources: [{ apiVersion: "v1", resource: "pods", labelSelector: { matchLabels: { "example.com/widget": request.parent.metadata.name } } }],
+  }),
+  compositeController: (base) => ({
+    apiVersion: "metacontroller.k8s.io/v1alpha1",
+    kind: "CompositeController",
+    metadata: { name: "widget-controller" },
+    spec: {
+      generateSelector: true,
+      parentResource: { apiVersion: "example.com/v1", resource: "widgets" },
+      childResources: [{ apiVersion: "batch/v1", resource: "jobs" }],
+      hooks: { sync: { webhook: { url: `${base}/sync/widget` } } },
+    },
+  }),
 };
 
 /** An AdmissionReview request for a Widget. */

@@ -1,0 +1,54 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+
+// `metahooks serve` must not load @kubernetes/client-node (about 1 s and 60 MB at start-up):
+// only `metahooks explain` imports it, dynamically.
+
+test("importing the server, the app and the CLI's static imports never resolves @kubernetes/client-node", () => {
+  const dir = mkdtempSync(join(tmpdir(), "metahooks-trace-"));
+  try {
+    const trace = join(dir, "trace.txt");
+    writeFileSync(
+      join(dir, "hooks.mjs"),
+      `import { appendFileSync } from "node:fs";
+export async function resolve(specifier, context, next) {
+  const result = await next(specifier, context);
+  appendFileSync(${JSON.stringify(trace)}, result.url + "\\n");
+  return result;
+}
+`,
+    );
+    writeFileSync(join(dir, "register.mjs"), `import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n`);
+    const script = [
+      "await import('./src/server.ts');",
+      "await import('./src/http/app.ts');",
+      "await import('./src/cli/hook-command.ts');",
+      "await import('./src/admission/routes.ts');",
+    ].join(" ");
+    const run = spawnSync(process.execPath, ["--import", join(dir, "register.mjs"), "--import", "tsx", "--input-type=module", "-e", script], {
+      encoding: "utf8",
+    });
+    assert.equal(run.status, 0, run.stderr);
+    const urls = readFileSync(trace, "utf8").split("\n").filter(Boolean);
+    assert.ok(urls.some((u) => u.endsWith("/src/http/app.ts")), "the trace saw the app (the hook works)");
+    assert.deepEqual(urls.filter((u) => u.includes("@kubernetes/client-node")), []);
+    assert.deepEqual(urls.filter((u) => u.includes("/src/explain/")), []);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("no source file imports @kubernetes/client-node statically (type-only imports are erased)", () => {
+  const offenders: string[] = [];
+  for (const file of readdirSync("src", { recursive: true }).map(String).filter((f) => f.endsWith(".ts"))) {
+    const text = readFileSync(join("src", file), "utf8");
+    for (const line of text.split("\n")) {
+      if (/^\s*(import|export)\s(?!type\s)[^;]*from\s+["']@kubernetes\/client-node/.test(line)) offenders.push(`${file}: ${line.trim()}`);
+    }
+  }
+  assert.deepEqual(offenders, []);
+});
