@@ -1,0 +1,77 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import https from "node:https";
+import { execFileSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { loadAdmissionConfig, startAdmissionServer } from "../../src/admission/server.ts";
+import { silentLogger } from "../helpers/silent-logger.ts";
+import { widget, widgetController, widgetReview } from "../helpers/fake-kind.ts";
+
+function selfSigned(dir: string, name: string): { cert: string; key: string } {
+  const cert = join(dir, `${name}.crt`);
+  const key = join(dir, `${name}.key`);
+  execFileSync("openssl", ["req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert, "-days", "1", "-subj", `/CN=${name}`, "-addext", "subjectAltName=IP:127.0.0.1"], { stdio: "ignore" });
+  return { cert, key };
+}
+
+function post(url: string, path: string, body: unknown, ca: Buffer): Promise<{ status: number; body: any }> {
+  return new Promise((resolve, reject) => {
+    const req = https.request(new URL(path, url), { method: "POST", ca, agent: false, headers: { "Content-Type": "application/json" } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(Buffer.concat(chunks).toString()) }));
+    });
+    req.on("error", reject);
+    req.end(JSON.stringify(body));
+  });
+}
+
+test("admission config: off without TLS files, both files required, port default 9443", () => {
+  assert.equal(loadAdmissionConfig({}), undefined);
+  assert.throws(() => loadAdmissionConfig({ ADMISSION_TLS_CERT_FILE: "/c" }), /must be set together/);
+  assert.throws(() => loadAdmissionConfig({ ADMISSION_TLS_CERT_FILE: "/c", ADMISSION_TLS_KEY_FILE: "/k", ADMISSION_PORT: "x" }), /ADMISSION_PORT/);
+  assert.equal(loadAdmissionConfig({ ADMISSION_TLS_CERT_FILE: "/c", ADMISSION_TLS_KEY_FILE: "/k" })?.port, 9443);
+});
+
+test("the HTTPS admission listener serves only admission routes, verified against its CA", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "metahooks-tls-"));
+  const pair = selfSigned(dir, "one");
+  const service = await startAdmissionServer(
+    { port: 0, host: "127.0.0.1", certFile: pair.cert, keyFile: pair.key, bodyLimitBytes: 1 << 20, fileWatchIntervalMs: 50 },
+    { controllers: [{ def: widgetController, options: undefined }], logger: silentLogger },
+  );
+  try {
+    const ca = readFileSync(pair.cert);
+    const denied = await post(service.url, "/validate/widget", widgetReview("CREATE", widget({ schedule: "" })), ca);
+    assert.equal(denied.status, 200);
+    assert.equal(denied.body.response.allowed, false);
+    const patched = await post(service.url, "/mutate/widget", widgetReview("CREATE", widget({ schedule: "x" })), ca);
+    assert.equal(patched.body.response.patchType, "JSONPatch");
+    const hook = await post(service.url, "/sync/widget", { parent: widget({ schedule: "x" }) }, ca);
+    assert.equal(hook.status, 404);
+    const bad = await post(service.url, "/validate/widget", { nope: 1 }, ca);
+    assert.equal(bad.status, 422);
+    assert.equal(bad.body.error, "invalid_request");
+
+    // cert-manager renews the Secret in place: the listener picks up the new pair.
+    const renewed = selfSigned(dir, "two");
+    copyFileSync(renewed.cert, pair.cert);
+    copyFileSync(renewed.key, pair.key);
+    const newCa = readFileSync(renewed.cert);
+    let ok = false;
+    for (let i = 0; i < 100 && !ok; i++) {
+      await new Promise((r) => setTimeout(r, 50));
+      ok = await post(service.url, "/validate/widget", widgetReview("CREATE", widget({ schedule: "x" })), newCa).then(
+        (r) => r.status === 200,
+        () => false,
+      );
+    }
+    assert.ok(ok, "the renewed certificate is served");
+    await assert.rejects(post(service.url, "/validate/widget", widgetReview("CREATE", widget({ schedule: "x" })), ca));
+  } finally {
+    await service.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
