@@ -96,20 +96,37 @@ function formatDecision(d: Decision): string {
   return [d.action, d.object, d.reason ? `(${d.reason})` : undefined].filter(Boolean).join(" ");
 }
 
-/** Why a CronJob slot did not run, from the hook's decisions and conditions (best first). */
-function skipExplanation(input: ExplainInput, spec: Record<string, unknown>): string {
+/** Human text for the hook's skip reasons (bounded vocabulary of the CronJob hook). */
+const SKIP_TEXT: Record<string, string> = {
+  TooLate: "too late to start: the slot is further in the past than startingDeadlineSeconds allows",
+  MissedSchedule: "too late to start: the slot is further in the past than startingDeadlineSeconds allows",
+  Forbid: "concurrencyPolicy Forbid and a Job of an earlier slot is still running",
+  ConcurrencyForbidden: "concurrencyPolicy Forbid and a Job of an earlier slot is still running",
+  AlreadyExists: "a Job for this slot already exists",
+  BeforeScheduleChange: "the slot is from before the last schedule change",
+};
+
+/**
+ * Why a CronJob slot did not run, best evidence first: the parent is being deleted; the hook's
+ * `Ready=False` condition (invalid spec or zone, name too long, suspended, never fires); its
+ * `Scheduling=False` condition (missed deadline, Forbid); its skip decisions; then what the spec
+ * alone says (suspend, startingDeadlineSeconds).
+ */
+function skipExplanation(input: ExplainInput, spec: Record<string, unknown>, slot: Date): string {
   if (input.finalizing) return "the CronJob is being deleted";
-  const skips = input.decisions.filter((d) => d.action === "skip" && d.reason);
-  const invalid = conditionsOf(input.response.status).find((c) => c.status === "False" && /invalid/i.test(`${c.reason}`));
-  if (invalid) return `the spec is invalid: ${invalid.reason}${invalid.message ? ` (${invalid.message})` : ""}`;
-  if (spec.suspend === true) return "the CronJob is suspended (spec.suspend: true)";
-  const reasons = skips.map((d) => d.reason!);
-  if (reasons.some((r) => /forbid/i.test(r))) return "concurrencyPolicy Forbid: a Job of an earlier slot is still running";
-  if (reasons.some((r) => /deadline/i.test(r))) {
-    return `too late to start: the slot is more than startingDeadlineSeconds (${String(spec.startingDeadlineSeconds)}) in the past`;
+  const conditions = conditionsOf(input.response.status);
+  for (const type of ["Ready", "Scheduling"]) {
+    const c = conditions.find((x) => x.type === type && x.status === "False");
+    if (c) return `${c.reason ?? type}${c.message ? `: ${c.message}` : ""}${c.reason && SKIP_TEXT[c.reason] ? ` (${SKIP_TEXT[c.reason]})` : ""}`;
   }
-  if (reasons.length) return `the hook skipped it: ${reasons.join(", ")}`;
-  return "no reason recorded by the hook (see decisions)";
+  const skips = input.decisions.filter((d) => d.action === "skip" && d.reason).map((d) => d.reason!);
+  if (skips.length) return skips.map((r) => `${r}${SKIP_TEXT[r] ? ` (${SKIP_TEXT[r]})` : ""}`).join("; ");
+  if (spec.suspend === true) return "Suspended (spec.suspend is true)";
+  const deadline = spec.startingDeadlineSeconds;
+  if (typeof deadline === "number" && (input.now.getTime() - slot.getTime()) / 1000 > deadline) {
+    return `TooLate (${SKIP_TEXT.TooLate})`;
+  }
+  return "no reason recorded by the hook (see Decisions)";
 }
 
 function cronJobLines(input: ExplainInput, changes: ChildChanges): string[] {
@@ -135,7 +152,7 @@ function cronJobLines(input: ExplainInput, changes: ChildChanges): string[] {
       const created = changes.create.filter((k) => k.startsWith("Job/"));
       if (created.length) lines.push(`Last slot:     ${formatInZone(slot, zone)}: starts now as ${created.join(", ")}`);
       else if (last && last.getTime() >= slot.getTime()) lines.push(`Last slot:     ${formatInZone(slot, zone)}: ran`);
-      else lines.push(`Last slot:     ${formatInZone(slot, zone)}: skipped: ${skipExplanation(input, spec)}`);
+      else lines.push(`Last slot:     ${formatInZone(slot, zone)}: skipped: ${skipExplanation(input, spec, slot)}`);
     }
   }
   const active = Array.isArray(status.active) ? (status.active as Array<{ name?: string }>).map((a) => a.name) : [];
