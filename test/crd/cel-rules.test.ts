@@ -4,22 +4,17 @@ import { z } from "zod";
 import { controllers } from "../../src/controllers/registry.ts";
 import { toStructuralSchema } from "../../src/crd/structural.ts";
 import { cronJobCelRules } from "../../src/controllers/cronjob/cel-rules.ts";
+import { cronJobController } from "../../src/controllers/cronjob/index.ts";
+import type { ControllerDefinition } from "../../src/controllers/types.ts";
 import { ciBuildCelRules } from "../../src/controllers/cibuild/cel-rules.ts";
 import { celEnvironmentForSchema, collectValidations, fieldPathExists } from "../helpers/cel.ts";
 
-// Stand-ins for the kinds' spec schemas (the fields the rules read), until the real kinds land.
-const cronJobSpec = toStructuralSchema(
-  z.object({
-    schedule: z.string(),
-    timeZone: z.string().optional(),
-    startingDeadlineSeconds: z.int().optional(),
-    concurrencyPolicy: z.enum(["Allow", "Forbid", "Replace"]).optional(),
-    suspend: z.boolean().optional(),
-    jobTemplate: z.looseObject({}),
-    successfulJobsHistoryLimit: z.int().optional(),
-    failedJobsHistoryLimit: z.int().optional(),
-  }),
-);
+function specSchemaOf(crd: Record<string, unknown>): Record<string, any> {
+  return (crd as any).spec.versions[0].schema.openAPIV3Schema.properties.spec;
+}
+
+const cronJobSpec = specSchemaOf(cronJobController.crd());
+// Stand-in for the CIBuild spec schema (the fields the rules read), until the real kind lands.
 const ciBuildSpec = toStructuralSchema(
   z.object({
     SCMRepoURL: z.string().optional(),
@@ -33,13 +28,15 @@ const ciBuildSpec = toStructuralSchema(
   }),
 );
 
+const jobTemplate = { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } };
+const cj = (spec: Record<string, unknown>) => ({ schedule: "* * * * *", jobTemplate, ...spec });
 /** Per rule (by index): a spec the rule accepts and one it rejects. */
 const cronJobExamples: Array<[unknown, unknown]> = [
-  [{ schedule: "* * * * *", startingDeadlineSeconds: 0 }, { schedule: "* * * * *", startingDeadlineSeconds: -1 }],
-  [{ schedule: "* * * * *", successfulJobsHistoryLimit: 0 }, { schedule: "* * * * *", successfulJobsHistoryLimit: -3 }],
-  [{ schedule: "* * * * *" }, { schedule: "* * * * *", failedJobsHistoryLimit: -1 }],
-  [{ schedule: "0 * * * *", timeZone: "Etc/UTC" }, { schedule: "TZ=Europe/Berlin 0 * * * *" }],
-  [{ schedule: "0 * * * *", timeZone: "America/Argentina/Buenos_Aires" }, { schedule: "0 * * * *", timeZone: "Local" }],
+  [cj({ startingDeadlineSeconds: 0 }), cj({ startingDeadlineSeconds: -1 })],
+  [cj({ successfulJobsHistoryLimit: 0 }), cj({ successfulJobsHistoryLimit: -3 })],
+  [cj({}), cj({ failedJobsHistoryLimit: -1 })],
+  [cj({ schedule: "0 * * * *", timeZone: "Etc/UTC" }), cj({ schedule: "TZ=Europe/Berlin 0 * * * *" })],
+  [cj({ timeZone: "America/Argentina/Buenos_Aires" }), cj({ timeZone: "Local" })],
 ];
 const base = { SCMRepoURL: "https://git.example.com/a.git", imageDestination: "kind-registry:5000/a:latest" };
 const structured = { source: { git: { url: "https://git.example.com/a.git" } }, output: { image: "registry.example.com/a:1" } };
@@ -60,7 +57,27 @@ const ciBuildExamples: Array<[unknown, unknown]> = [
   [{ ...base, build: { dockerfile: "docker/Dockerfile.prod" } }, { ...base, build: { dockerfile: ".." } }],
 ];
 
-function checkRules(kind: string, schema: Record<string, any>, rules: typeof cronJobCelRules, examples: Array<[unknown, unknown]>) {
+/**
+ * A CEL rule must never be stricter than the hook: whatever it rejects, the kind's own validation
+ * rejects too, on the same field (else an object the hook accepts could not be applied).
+ */
+function assertHookAgrees(def: ControllerDefinition<any>, rule: (typeof cronJobCelRules)[number], spec: unknown) {
+  const parent = { apiVersion: def.apiVersion, kind: def.kind, metadata: { name: "x", namespace: "default" }, spec };
+  const problems = def.admission!.validate(parent);
+  const field = `spec${rule.fieldPath ?? ""}`;
+  assert.ok(
+    problems.some((p) => p.field === field || p.field.startsWith(`${field}.`) || (field.startsWith(p.field) && p.field !== "spec")),
+    `the ${def.name} hook accepts what CEL rejects (${rule.rule}) on ${JSON.stringify(spec)}: ${JSON.stringify(problems)}`,
+  );
+}
+
+function checkRules(
+  kind: string,
+  schema: Record<string, any>,
+  rules: typeof cronJobCelRules,
+  examples: Array<[unknown, unknown]>,
+  def?: ControllerDefinition<any>,
+) {
   assert.equal(rules.length, examples.length, `${kind}: one example pair per rule`);
   const env = celEnvironmentForSchema(schema);
   rules.forEach((r, i) => {
@@ -72,11 +89,16 @@ function checkRules(kind: string, schema: Record<string, any>, rules: typeof cro
     const [pass, fail] = examples[i]!;
     assert.equal(env.evaluate(r.rule, pass), true, `${kind} rule ${i} should accept ${JSON.stringify(pass)}\n${r.rule}`);
     assert.equal(env.evaluate(r.rule, fail), false, `${kind} rule ${i} should reject ${JSON.stringify(fail)}\n${r.rule}`);
+    if (def) assertHookAgrees(def, r, fail);
   });
 }
 
 test("every CronJob CEL rule type-checks against the spec schema and splits its examples", () => {
-  checkRules("cronjob", cronJobSpec, cronJobCelRules, cronJobExamples);
+  checkRules("cronjob", cronJobSpec, cronJobCelRules, cronJobExamples, cronJobController);
+  // Every passing example is a spec the hook accepts too (the examples are realistic).
+  for (const [pass] of cronJobExamples) {
+    assert.deepEqual(cronJobController.admission!.validate({ apiVersion: "x", kind: "CronJob", metadata: { name: "x" }, spec: pass }), []);
+  }
 });
 
 test("every CIBuild CEL rule type-checks against the spec schema and splits its examples", () => {
@@ -99,6 +121,7 @@ test("the checker rejects rules that name unknown fields, mix types or do not re
 });
 
 test("every x-kubernetes-validations rule in the generated CRDs type-checks against its own node", () => {
+  let count = 0;
   for (const def of controllers) {
     const crd = def.crd() as any;
     const schema = crd.spec.versions[0].schema.openAPIV3Schema;
@@ -109,7 +132,9 @@ test("every x-kubernetes-validations rule in the generated CRDs type-checks agai
         assert.ok(checked.valid, `${def.name} ${path}: ${checked.error?.message}\n${r.rule}`);
         assert.equal(checked.type, "bool");
         if (r.fieldPath) assert.ok(fieldPathExists(node, r.fieldPath), `${def.name} ${path}: fieldPath ${r.fieldPath}`);
+        count++;
       }
     }
   }
+  assert.ok(count >= cronJobCelRules.length, `found ${count} rules in the generated CRDs`);
 });

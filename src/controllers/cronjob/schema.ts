@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { buildCrd } from "../../crd/build-crd.ts";
+import { cronJobCelRules } from "./cel-rules.ts";
 import { GROUP, KIND, MAX_ACTIVE_REFS, VERSION } from "./constants.ts";
 
 const StringMap = z.record(z.string(), z.string());
@@ -121,6 +122,7 @@ export function cronJobCrd(): Record<string, unknown> {
     singular: "cronjob",
     spec: CronJobSpecSchema,
     status: CronJobStatusSchema,
+    specValidations: cronJobCelRules,
     description: "CronJob runs batch/v1 Jobs on a cron schedule (kubebuilder tutorial CRD, served by metahooks).",
     printerColumns: [
       { name: "Schedule", type: "string", jsonPath: ".spec.schedule" },
