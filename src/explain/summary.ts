@@ -4,11 +4,12 @@
  *
  * @packageDocumentation
  */
-import { Cron } from "croner";
 import type { ControllerDefinition, Decision } from "../controllers/types.ts";
 import type { KubeObject, ObjectMap, SyncResponse } from "../metacontroller/contract.ts";
 import { compareStrings } from "../metacontroller/contract.ts";
 import { parseTime } from "../kube/time.ts";
+import { parseSchedule } from "../controllers/cronjob/schedule.ts";
+import { checkTimeZone } from "../controllers/cronjob/time-zone.ts";
 
 /** What the summary is made of. */
 export interface ExplainInput {
@@ -136,23 +137,32 @@ function cronJobLines(input: ExplainInput, changes: ChildChanges): string[] {
   const lines = [`Schedule:      ${JSON.stringify(schedule)} in ${zone}${spec.suspend === true ? " (suspended)" : ""}`];
   const status = input.response.status;
   const parentStatus = ((input.parent as { status?: Record<string, unknown> }).status ?? {}) as Record<string, unknown>;
-  const last = parseTime(status.lastScheduleTime) ?? parseTime(parentStatus.lastScheduleTime);
-  lines.push(`Last scheduled: ${last ? formatInZone(last, zone) : "never"}`);
-  let cron: Cron | undefined;
-  try {
-    cron = new Cron(schedule, { timezone: zone, paused: true });
-  } catch (err) {
-    lines.push(`Next run:      none: the schedule does not parse (${(err as Error).message})`);
-  }
-  if (cron) {
-    const next = spec.suspend === true || input.finalizing ? null : cron.nextRun(input.now);
-    lines.push(`Next run:      ${next ? formatInZone(next, zone) : spec.suspend === true ? "none while suspended" : "none"}`);
-    const slot = cron.previousRuns(1, input.now)[0];
-    if (slot) {
-      const created = changes.create.filter((k) => k.startsWith("Job/"));
-      if (created.length) lines.push(`Last slot:     ${formatInZone(slot, zone)}: starts now as ${created.join(", ")}`);
-      else if (last && last.getTime() >= slot.getTime()) lines.push(`Last slot:     ${formatInZone(slot, zone)}: ran`);
-      else lines.push(`Last slot:     ${formatInZone(slot, zone)}: skipped: ${skipExplanation(input, spec, slot)}`);
+  // Before this sync: the parent's record. After it: the hook's answer (it also reads the
+  // children's scheduled-time annotations, so it survives a lost status).
+  const lastBefore = parseTime(parentStatus.lastScheduleTime);
+  const lastAfter = parseTime(status.lastScheduleTime) ?? lastBefore;
+  const createdJobs = changes.create.filter((k) => k.startsWith("Job/"));
+  const recovered = !lastBefore && lastAfter && !createdJobs.length ? `${formatInZone(lastAfter, zone)} (from the Jobs; status.lastScheduleTime is unset)` : undefined;
+  lines.push(`Last run:      ${lastBefore ? formatInZone(lastBefore, zone) : (recovered ?? "never")}`);
+  const zoneOk = checkTimeZone(zone) === undefined;
+  const parsed = zoneOk ? parseSchedule(schedule, zone) : undefined;
+  if (!parsed || !parsed.ok) {
+    const why = !zoneOk ? `the time zone ${JSON.stringify(zone)} is invalid` : `the schedule is invalid (${parsed && !parsed.ok ? parsed.message : ""})`;
+    lines.push(`Next run:      none: ${why}`);
+  } else {
+    // Same anchor as the hook: the last run, else the creation time (also the @every grid).
+    const created = parseTime(input.parent.metadata.creationTimestamp);
+    const anchor = lastAfter ?? created ?? new Date(0);
+    const from = anchor.getTime() > input.now.getTime() ? anchor : input.now;
+    const next = spec.suspend === true || input.finalizing ? undefined : parsed.schedule.nextSlot(from, anchor);
+    const none = spec.suspend === true ? "none while suspended" : input.finalizing ? "none (deleting)" : "none: the schedule never fires again";
+    lines.push(`Next run:      ${next ? formatInZone(next, zone) : none}`);
+    if (createdJobs.length && lastAfter) {
+      lines.push(`Due slot:      ${formatInZone(lastAfter, zone)}: starts now as ${createdJobs.join(", ")}`);
+    } else {
+      const due = parsed.schedule.latestSlot(input.now, anchor);
+      if (due) lines.push(`Due slot:      ${formatInZone(due, zone)}: skipped: ${skipExplanation(input, spec, due)}`);
+      else lines.push(`Due slot:      none since ${lastAfter ? "the last run" : "creation"}`);
     }
   }
   const active = Array.isArray(status.active) ? (status.active as Array<{ name?: string }>).map((a) => a.name) : [];
