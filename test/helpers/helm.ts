@@ -99,7 +99,8 @@ let stagedChart: string | undefined;
 export function stageChart(): string {
   if (stagedChart) return stagedChart;
   const dir = join(mkdtempSync(join(tmpdir(), "metahooks-chart-")), "metahooks");
-  cpSync(CHART_DIR, dir, { recursive: true });
+  // Leave out charts/ (a real download from `helm dependency update`): the stub replaces it.
+  cpSync(CHART_DIR, dir, { recursive: true, filter: (src) => !src.startsWith(join(CHART_DIR, "charts")) });
   const chartYaml = parse(readFileSync(join(CHART_DIR, "Chart.yaml"), "utf8"));
   const dep = (chartYaml.dependencies ?? []).find((d: { name: string }) => d.name === "metacontroller-helm");
   if (dep) {
