@@ -63,7 +63,22 @@ export function renderChartFiles(): Map<string, string> {
     if (path.startsWith("crds/")) files.set(path, content);
   }
   for (const def of controllers) {
-    files.set(`${CHART_CONTROLLERS_DIR}/${def.name}.yaml`, toYaml(def.compositeController("")));
+    const controller = def.compositeController(PLACEHOLDER_BASE_URL) as { spec?: { hooks?: Record<string, HookSpec> } };
+    for (const [name, hook] of Object.entries(controller.spec?.hooks ?? {})) {
+      const url = hook.webhook?.url;
+      if (typeof url !== "string" || !url.startsWith(`${PLACEHOLDER_BASE_URL}/`)) {
+        throw new Error(`${def.name}: hook ${name} must use webhook.url built on the base URL, got ${JSON.stringify(url)}`);
+      }
+      hook.webhook!.url = url.slice(PLACEHOLDER_BASE_URL.length);
+    }
+    files.set(`${CHART_CONTROLLERS_DIR}/${def.name}.yaml`, toYaml(controller));
   }
   return files;
+}
+
+/** A base URL no cluster resolves; the chart's copies keep only the path after it. */
+const PLACEHOLDER_BASE_URL = "http://metahooks.invalid";
+
+interface HookSpec {
+  webhook?: { url?: unknown };
 }

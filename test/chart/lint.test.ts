@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import { parse } from "yaml";
 import { CHART_DIR as GENERATED_CHART_DIR, renderChartFiles } from "../../src/crd/manifests.ts";
 import { CHART_DIR, helmSkipReason, lintChart, runHelm, stageChart } from "../helpers/helm.ts";
 
@@ -64,6 +65,12 @@ test("NOTES.txt tells how to create a first CronJob and see its status", { skip 
   assert.match(notes, /kind: CronJob/);
   assert.match(notes, /kubectl get cronjobs\.batch\.tutorial\.kubebuilder\.io hello/);
   assert.match(notes, /http:\/\/rel-metahooks\.hooks\.svc:8080/);
+});
+
+test("the chart's appVersion is the package version (the image tag the chart pulls by default)", () => {
+  const chart = parse(readFileSync(join(CHART_DIR, "Chart.yaml"), "utf8"));
+  const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+  assert.equal(chart.appVersion, pkg.version);
 });
 
 test("the chart's generated files match the code (run `npm run generate` after a change)", () => {

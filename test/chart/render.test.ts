@@ -307,6 +307,16 @@ describe("helm template with toggles", { skip }, () => {
     assert.equal(docs.filter((d) => d.kind === "NetworkPolicy").length, 0);
   });
 
+  test("release and namespace names flow into the hook URLs (release named like the chart)", () => {
+    const docs = renderChart({ releaseName: "metahooks", namespace: "platform" });
+    const service = only(docs, "Service");
+    assert.equal(service.metadata.name, "metahooks");
+    for (const doc of docs) assertValidRenderedObject(doc, "platform");
+    for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
+      for (const hook of Object.values<any>(cc.spec.hooks)) assert.equal(new URL(hook.webhook.url).host, "metahooks.platform.svc:8080");
+    }
+  });
+
   test("everything switched on renders only valid objects", () => {
     const docs = renderChart({
       set: { "auth.enabled": "true", "tls.enabled": "true", "tls.secretName": "t", "serviceMonitor.enabled": "true", "image.digest": `sha256:${"a".repeat(64)}` },
