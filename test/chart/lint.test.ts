@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
+import { controllers } from "../../src/controllers/registry.ts";
 import { CHART_DIR as GENERATED_CHART_DIR, renderChartFiles } from "../../src/crd/manifests.ts";
 import { CHART_DIR, helmSkipReason, lintChart, runHelm, stageChart } from "../helpers/helm.ts";
 
@@ -62,9 +63,13 @@ test("NOTES.txt tells how to create a first CronJob and see its status", { skip 
   assert.equal(result.status, 0, result.stderr);
   const notes = result.stdout.slice(result.stdout.indexOf("NOTES:"));
   assert.match(notes, /kubectl get compositecontrollers/);
-  assert.match(notes, /kind: CronJob/);
-  assert.match(notes, /kubectl get cronjobs\.batch\.tutorial\.kubebuilder\.io hello/);
   assert.match(notes, /http:\/\/rel-metahooks\.hooks\.svc:8080/);
+  // A first object of every kind the chart serves, and how to watch it.
+  for (const def of controllers) {
+    assert.ok(notes.includes(`apiVersion: ${def.apiVersion}\n   kind: ${def.kind}\n`), `NOTES.txt has no sample ${def.kind}`);
+    assert.ok(notes.includes((def.compositeController("http://x") as any).metadata.name), `NOTES.txt names ${def.name}'s CompositeController`);
+  }
+  assert.match(notes, /kubectl get cronjobs\.batch\.tutorial\.kubebuilder\.io hello/);
 });
 
 test("the chart's appVersion is the package version (the image tag the chart pulls by default)", () => {
