@@ -246,6 +246,18 @@ describe("helm template with toggles", { skip }, () => {
     assert.equal((Object.values<any>(cc.spec.hooks)[0]).webhook.authorization.credentials.secretRef.name, "hook-token");
   });
 
+  test("auth.authorization and tls.caBundle replace the default blocks verbatim", () => {
+    const authorization = { type: "Bearer", credentialsSecretRef: { name: "x", namespace: "y", key: "z" } };
+    const caBundle = { configMapRef: { name: "trust-bundle", namespace: "cert-manager", key: "ca.crt" } };
+    const docs = renderChart({ values: [{ auth: { enabled: true, authorization }, tls: { enabled: true, secretName: "t", caBundle } }] });
+    for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
+      for (const hook of Object.values<any>(cc.spec.hooks)) {
+        assert.deepStrictEqual(hook.webhook.authorization, authorization);
+        assert.deepStrictEqual(hook.webhook.caBundle, caBundle);
+      }
+    }
+  });
+
   test("a generated token is random but well-formed", () => {
     const docs = renderChart({ set: { "auth.enabled": "true" } });
     const token = Buffer.from(only(docs, "Secret").data.token, "base64").toString();
