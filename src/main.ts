@@ -7,6 +7,7 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { runHookCommand, parseNow } from "./cli/hook-command.ts";
 import { serve } from "./server.ts";
+import { startAdmissionFromEnv } from "./admission/server.ts";
 import { controllers } from "./controllers/registry.ts";
 
 const HELP = `metahooks — Metacontroller hooks for CronJob and CIBuild
@@ -60,6 +61,8 @@ async function main(argv: string[]): Promise<number> {
     const env = { ...process.env };
     if (values.port !== undefined) env.PORT = values.port;
     await serve(env);
+    // The HTTPS admission webhooks, when ADMISSION_TLS_CERT_FILE/ADMISSION_TLS_KEY_FILE are set.
+    await startAdmissionFromEnv(env);
     return 0;
   }
   if (command === "sync" || command === "finalize" || command === "customize") {

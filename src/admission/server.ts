@@ -180,3 +180,19 @@ export async function startAdmissionServer(
       }),
   };
 }
+
+/**
+ * `metahooks serve`'s admission part: starts the HTTPS admission listener when
+ * `ADMISSION_TLS_CERT_FILE` and `ADMISSION_TLS_KEY_FILE` are set (the chart sets them when
+ * `admissionWebhooks.enabled`), else does nothing. The process's signal handling ends it with the
+ * hook server.
+ * @returns the listener, or `undefined` when admission is not configured
+ * @throws Error when the settings are invalid, the files cannot be read or the port is taken
+ */
+export async function startAdmissionFromEnv(env: Env): Promise<AdmissionServer | undefined> {
+  const config = loadAdmissionConfig(env);
+  if (!config) return undefined;
+  const { createLogger } = await import("../http/logger.ts");
+  const { configureControllers } = await import("../controllers/registry.ts");
+  return startAdmissionServer(config, { controllers: configureControllers(env), logger: createLogger(env.LOG_LEVEL || "info") });
+}

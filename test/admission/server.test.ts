@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import https from "node:https";
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { copyFileSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -72,6 +72,49 @@ test("the HTTPS admission listener serves only admission routes, verified agains
     await assert.rejects(post(service.url, "/validate/widget", widgetReview("CREATE", widget({ schedule: "x" })), ca));
   } finally {
     await service.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
+
+test("metahooks serve starts the admission listener when the TLS files are set", async () => {
+  const dir = mkdtempSync(join(tmpdir(), "metahooks-serve-tls-"));
+  const pair = selfSigned(dir, "serve");
+  const child = spawn(process.execPath, ["bin/metahooks.js", "serve"], {
+    env: { ...process.env, PORT: "0", ADMIN_PORT: "0", HOST: "127.0.0.1", ADMISSION_PORT: "0", ADMISSION_TLS_CERT_FILE: pair.cert, ADMISSION_TLS_KEY_FILE: pair.key, LOG_LEVEL: "info" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  try {
+    const url = await new Promise<string>((resolve, reject) => {
+      let buffer = "";
+      const timer = setTimeout(() => reject(new Error(`no admission URL logged: ${buffer}`)), 20_000);
+      child.stdout!.on("data", (chunk: Buffer) => {
+        buffer += chunk.toString();
+        const m = /"admissionUrl":"([^"]+)"/.exec(buffer);
+        if (m) {
+          clearTimeout(timer);
+          resolve(m[1]!);
+        }
+      });
+      child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${buffer}`)));
+    });
+    const review = {
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: "u-1",
+        kind: { group: "batch.tutorial.kubebuilder.io", version: "v1", kind: "CronJob" },
+        resource: { group: "batch.tutorial.kubebuilder.io", version: "v1", resource: "cronjobs" },
+        operation: "CREATE",
+        namespace: "default",
+        object: { apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "bad", namespace: "default" }, spec: { schedule: "61 * * * *", jobTemplate: {} } },
+      },
+    };
+    const res = await post(url, "/validate/cronjob", review, readFileSync(pair.cert));
+    assert.equal(res.status, 200);
+    assert.equal(res.body.response.allowed, false);
+    assert.match(res.body.response.status.message, /spec\.schedule: .*\(InvalidSchedule\)/);
+  } finally {
+    child.kill("SIGKILL");
     rmSync(dir, { recursive: true, force: true });
   }
 });
