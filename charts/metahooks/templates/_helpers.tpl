@@ -83,3 +83,21 @@ Base URL of the hooks as Metacontroller sees them: the chart's own Service, thro
 {{- "metacontroller" }}
 {{- end }}
 {{- end }}
+
+{{/*
+Admission webhooks: the TLS Secret the webhook listener serves (cert-manager's, or the user's).
+*/}}
+{{- define "metahooks.webhookSecretName" -}}
+{{- if .Values.admissionWebhooks.certManager.enabled -}}
+{{- .Values.admissionWebhooks.secretName | default (printf "%s-webhook-tls" (include "metahooks.fullname" .)) -}}
+{{- else -}}
+{{- .Values.admissionWebhooks.secretName -}}
+{{- end -}}
+{{- end }}
+
+{{/*
+Admission webhooks: the cert-manager Certificate's name.
+*/}}
+{{- define "metahooks.webhookCertificateName" -}}
+{{- printf "%s-webhook" (include "metahooks.fullname" .) -}}
+{{- end }}
