@@ -103,7 +103,7 @@ describe("chart: admission webhooks", { skip }, () => {
     assert.deepEqual(cert.spec.issuerRef, { name: issuer.metadata.name, kind: "Issuer", group: "cert-manager.io" });
     assert.equal(secretVolume(docs), cert.spec.secretName);
     for (const config of [validating, mutating]) {
-      assert.equal(config.metadata.annotations["cert-manager.io/inject-ca-from"], `${NS}/${cert.metadata.name}`);
+      assert.equal((config.metadata as any).annotations["cert-manager.io/inject-ca-from"], `${NS}/${cert.metadata.name}`);
       for (const w of config.webhooks) assert.equal(w.clientConfig.caBundle, undefined, "cert-manager injects the CA");
     }
     assert.equal(mutating.webhooks[0].reinvocationPolicy, "Never");
@@ -125,7 +125,7 @@ describe("chart: admission webhooks", { skip }, () => {
     assert.equal(byKind(docs, "Certificate").length + byKind(docs, "Issuer").length, 0);
     assert.equal(secretVolume(docs), "my-webhook-tls");
     for (const config of [validating, mutating]) {
-      assert.equal(config.metadata.annotations, undefined);
+      assert.equal((config.metadata as any).annotations, undefined);
       for (const w of config.webhooks) assert.equal(w.clientConfig.caBundle, CA);
     }
   });
