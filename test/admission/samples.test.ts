@@ -1,0 +1,101 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import request from "supertest";
+import { createApp } from "../../src/http/app.ts";
+import { configureControllers } from "../../src/controllers/registry.ts";
+import { AdmissionReviewResponseSchema } from "../../src/admission/review.ts";
+import { applyAddOperations, type AddOperation } from "../../src/admission/json-patch.ts";
+import { silentLogger } from "../helpers/silent-logger.ts";
+
+// The seed samples must pass the real kinds' webhooks unchanged; broken variants must be denied
+// with a message naming the field and the rule.
+// Copies of shared/seed-samples (CI runs from a clone where shared/ may sit elsewhere).
+const SAMPLES = "test/fixtures/seed-samples";
+const app = () => createApp({ controllers: configureControllers({}), logger: silentLogger });
+const kinds = new Map(configureControllers({}).map((c) => [c.def.kind, c.def]));
+
+function review(object: any, operation = "CREATE", oldObject?: any) {
+  const [group, version] = object.apiVersion.includes("/") ? object.apiVersion.split("/") : ["", object.apiVersion];
+  const def = kinds.get(object.kind)!;
+  const plural = (def.crd() as any).spec.names.plural;
+  return {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid: "uid-1",
+      kind: { group, version, kind: object.kind },
+      resource: { group, version, resource: plural },
+      name: object.metadata.name,
+      namespace: "default",
+      operation,
+      object: { ...object, metadata: { namespace: "default", ...object.metadata } },
+      oldObject: oldObject ?? null,
+    },
+  };
+}
+
+function samples(): Array<{ file: string; object: any }> {
+  const out: Array<{ file: string; object: any }> = [];
+  for (const dir of readdirSync(SAMPLES, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+    for (const file of readdirSync(join(SAMPLES, dir.name)).filter((f) => f.endsWith(".yaml"))) {
+      const object = parse(readFileSync(join(SAMPLES, dir.name, file), "utf8"));
+      if (kinds.has(object?.kind)) out.push({ file: `${dir.name}/${file}`, object });
+    }
+  }
+  return out;
+}
+
+test("every seed sample of a registered kind is allowed, and defaulting adds only missing fields", async () => {
+  const found = samples();
+  assert.ok(found.length >= 1);
+  for (const { file, object } of found) {
+    const def = kinds.get(object.kind)!;
+    const validated = await request(app()).post(`/validate/${def.name}`).send(review(object)).expect(200);
+    assert.equal(validated.body.response.allowed, true, `${file}: ${JSON.stringify(validated.body.response.status)}`);
+    const mutated = AdmissionReviewResponseSchema.parse((await request(app()).post(`/mutate/${def.name}`).send(review(object)).expect(200)).body);
+    if (mutated.response.patch) {
+      const ops = JSON.parse(Buffer.from(mutated.response.patch, "base64").toString()) as AddOperation[];
+      const patched = applyAddOperations(object, ops);
+      // Every value the user set is still there, unchanged.
+      for (const [key, value] of Object.entries(object.spec)) assert.deepEqual(patched.spec[key], value, `${file}: spec.${key}`);
+      // The defaulted object is still valid.
+      const again = await request(app()).post(`/validate/${def.name}`).send(review(patched)).expect(200);
+      assert.equal(again.body.response.allowed, true, file);
+    }
+  }
+});
+
+test("a broken CronJob sample is denied with a message naming the field and the rule", async () => {
+  const sample = parse(readFileSync(join(SAMPLES, "cronjob", readdirSync(join(SAMPLES, "cronjob")).find((f) => f.endsWith(".yaml"))!), "utf8"));
+  const broken = { ...sample, spec: { ...sample.spec, schedule: "TZ=Europe/Berlin */1 * * * *", timeZone: "Mars/Olympus", startingDeadlineSeconds: -5 } };
+  const res = await request(app()).post("/validate/cronjob").send(review(broken)).expect(200);
+  const r = AdmissionReviewResponseSchema.parse(res.body).response;
+  assert.equal(r.allowed, false);
+  assert.equal(r.status?.code, 422);
+  assert.match(r.status!.message, /^CronJob\.batch\.tutorial\.kubebuilder\.io "cronjob-sample" is invalid: /);
+  assert.match(r.status!.message, /spec\.schedule: [^;]*TZ[^;]*\(InvalidSchedule\)/);
+  assert.match(r.status!.message, /spec\.timeZone: [^;]*\(InvalidTimeZone\)/);
+  assert.match(r.status!.message, /spec\.startingDeadlineSeconds: [^;]*\(InvalidSpec\)/);
+  const long = { ...sample, metadata: { ...sample.metadata, name: "x".repeat(53) } };
+  const tooLong = await request(app()).post("/validate/cronjob").send(review(long)).expect(200);
+  assert.match(tooLong.body.response.status.message, /metadata\.name: must be no more than 52 characters.*\(NameTooLong\)/);
+  // …but an existing CronJob with such a name can still be edited (the rule is create-only upstream).
+  const edit = await request(app()).post("/validate/cronjob").send(review({ ...long, metadata: { ...long.metadata, labels: { a: "b" } } }, "UPDATE", long)).expect(200);
+  assert.equal(edit.body.response.allowed, true);
+});
+
+test("defaulting a CronJob writes concurrencyPolicy, suspend, history limits and timeZone", async () => {
+  const object = { apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "d" }, spec: { schedule: "0 * * * *", jobTemplate: { spec: {} } } };
+  const res = await request(app()).post("/mutate/cronjob").send(review(object)).expect(200);
+  const ops = JSON.parse(Buffer.from(res.body.response.patch, "base64").toString()) as AddOperation[];
+  assert.deepEqual(Object.fromEntries(ops.map((o) => [o.path, o.value])), {
+    "/spec/concurrencyPolicy": "Allow",
+    "/spec/suspend": false,
+    "/spec/successfulJobsHistoryLimit": 3,
+    "/spec/failedJobsHistoryLimit": 1,
+    "/spec/timeZone": "UTC",
+  });
+});
