@@ -8,7 +8,6 @@
 import { parseArgs } from "node:util";
 import { configureControllers } from "../controllers/registry.ts";
 import { runHook } from "../metacontroller/run-hook.ts";
-import type { SyncResponse } from "../metacontroller/contract.ts";
 import { parseNow } from "../cli/hook-command.ts";
 import type { Env } from "../config.ts";
 import { gatherHookRequest } from "./gather.ts";
@@ -88,7 +87,7 @@ export async function runExplain(argv: string[], deps: ExplainDeps): Promise<Exp
       def: configured.def,
       parent: gathered.parent,
       children: gathered.request.children,
-      response: result.response as SyncResponse,
+      response: result.response,
       decisions: result.decisions,
       finalizing: gathered.request.finalizing,
       now,

@@ -62,6 +62,14 @@ function checkParentType(def: ControllerDefinition<any>, parent: SyncRequest["pa
  */
 export function runHook<O>(
   def: ControllerDefinition<O>,
+  hook: "sync" | "finalize",
+  body: unknown,
+  now: Date,
+  options: O,
+): RunResult & { response: HookResult["response"] };
+export function runHook<O>(def: ControllerDefinition<O>, hook: HookName, body: unknown, now: Date, options: O): RunResult;
+export function runHook<O>(
+  def: ControllerDefinition<O>,
   hook: HookName,
   body: unknown,
   now: Date,
