@@ -172,8 +172,10 @@ function cronJobLines(input: ExplainInput, changes: ChildChanges): string[] {
 
 function cibuildLines(input: ExplainInput): string[] {
   const status = input.response.status;
-  const lines = [`Phase:         ${String(status.phase ?? "unknown")}${status.message ? ` (${String(status.message)})` : ""}`];
   const current = status.currentBuild as Record<string, unknown> | undefined;
+  // The phase message usually repeats the build's; say it once.
+  const phaseMessage = status.message && status.message !== current?.message ? ` (${String(status.message)})` : "";
+  const lines = [`Phase:         ${String(status.phase ?? "unknown")}${phaseMessage}`];
   if (current) {
     const failure = current.reason && current.phase === "Failed" ? ` because ${String(current.reason)}` : "";
     lines.push(
