@@ -176,7 +176,11 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
   const valid = read.valid;
   if (!blocked && valid) {
     const anchor = lastScheduleTime ?? creation ?? now;
-    let candidate = valid.schedule.latestSlot(now, anchor);
+    // The effective last schedule time is never after now, so the next slot is the first after
+    // now (rule 12), also after a Job is created below. Asked first: a schedule with no future
+    // slot (`0 0 30 2 *`) never had a past one either, and the backward search is the costly one.
+    const next = valid.schedule.nextSlot(now, anchor);
+    let candidate = next ? valid.schedule.latestSlot(now, anchor) : undefined;
     const since = parseTime(record.since)!;
     if (candidate && candidate.getTime() < since.getTime()) {
       // Rule 9: slots of a changed schedule before the change was first seen are not run.
@@ -192,13 +196,10 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
       scheduling = slot.scheduling;
       decisions.push(...slot.decisions);
     }
-    const from = lastScheduleTime && lastScheduleTime.getTime() > now.getTime() ? lastScheduleTime : now;
-    const next = valid.schedule.nextSlot(from, anchor);
     if (next) {
-      resyncAfterSeconds = Math.max(0, (next.getTime() - now.getTime()) / 1000) + RESYNC_PAD_SECONDS;
-      // Keep the float short and stable (ms precision) so responses stay byte-identical.
-      resyncAfterSeconds = Math.round(resyncAfterSeconds * 1000) / 1000;
-    } else if (!candidate) {
+      // Seconds, padded so the resync lands just after the slot; ms precision keeps it stable.
+      resyncAfterSeconds = Math.round(((next.getTime() - now.getTime()) / 1000 + RESYNC_PAD_SECONDS) * 1000) / 1000;
+    } else {
       blocked = { reason: Reason.NeverFires, message: `the schedule ${JSON.stringify(valid.spec.schedule)} has no future slot` };
     }
     scheduling ??= condition(
