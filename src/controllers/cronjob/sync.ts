@@ -103,7 +103,8 @@ function decideSlot(
         ConditionType.Scheduling,
         "False",
         Reason.MissedSchedule,
-        `the slot at ${slot} was missed: ${Math.floor(lateSeconds)}s late, startingDeadlineSeconds is ${deadline}`,
+        // No lateness figure: it grows with the clock and would rewrite the status on every call.
+        `the slot at ${slot} was missed: more than startingDeadlineSeconds (${deadline}) late`,
       ),
       decisions: [{ action: Action.Skip, reason: SkipReason.TooLate, object: name }],
     };
