@@ -15,6 +15,7 @@ import {
   ConditionType,
   DEFAULTS,
   JOB_GROUP_KEY,
+  MAX_CRONJOB_NAME_LENGTH,
   MAX_JOB_NAME_LENGTH,
   Reason,
   RESYNC_PAD_SECONDS,
@@ -58,7 +59,7 @@ function blockedBy(parent: KubeObject, read: ReturnType<typeof readCronJobSpec>,
   if (sample.length > MAX_JOB_NAME_LENGTH || !isDns1123Label(sample)) {
     return {
       reason: Reason.NameTooLong,
-      message: `Job names such as ${JSON.stringify(sample)} would not be valid DNS-1123 labels of at most ${MAX_JOB_NAME_LENGTH} characters; use a CronJob name of at most 52 characters`,
+      message: `Job names such as ${JSON.stringify(sample)} would not be valid DNS-1123 labels of at most ${MAX_JOB_NAME_LENGTH} characters; use a CronJob name of at most ${MAX_CRONJOB_NAME_LENGTH} characters`,
     };
   }
   if (read.valid?.spec.suspend === true) return { reason: Reason.Suspended, message: "spec.suspend is true; no new Jobs" };
