@@ -76,3 +76,13 @@ test("examples/cronjob/finalize-request.json: no children, not finalized while a
   const res = await request(app).post("/finalize/cronjob").set("Content-Type", "application/json").send(readFileSync("examples/cronjob/finalize-request.json", "utf8")).expect(200);
   assert.equal(out.stdout, res.text + "\n");
 });
+
+test("the package API exposes the pure CronJob hook (README library example)", async () => {
+  const api = await import("../../../src/index.ts");
+  const body = JSON.parse(readFileSync("examples/cronjob/sync-request.json", "utf8"));
+  const { response, decisions } = api.syncCronJob(api.SyncRequestSchema.parse(body), new Date(NOW));
+  assert.deepEqual(response.children.map((c) => c.metadata.name), ["cronjob-sample-29460240"]);
+  assert.deepEqual(decisions, [{ action: "create", object: "cronjob-sample-29460240" }]);
+  assert.equal(api.CronJobReason.InvalidSchedule, "InvalidSchedule");
+  assert.equal(api.checkScheduleSyntax("0 0 * * 7")?.includes("above maximum"), true);
+});
