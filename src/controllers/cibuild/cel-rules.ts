@@ -27,7 +27,7 @@ function conflict(legacy: string, structured: string): CelRule {
   return {
     rule: `!(${present(l)} && ${present(s)}) || ${l} == ${s}`,
     message: `spec.${legacy} and spec.${structured} are both set and differ (ConflictingFields); set only one`,
-    fieldPath: `.${legacy}`,
+    fieldPath: `.${structured}`,
   };
 }
 
@@ -51,7 +51,7 @@ export const ciBuildCelRules: CelRule[] = [
   {
     rule: `${present("self.SCMRepoURL")} || ${present("self.source.git.url")}`,
     message: "spec.source.git.url (or legacy spec.SCMRepoURL) is required (MissingRepoURL)",
-    fieldPath: ".source",
+    fieldPath: ".source.git.url",
   },
   {
     // scheme://user:password@host… ; the message must not echo the URL.
@@ -67,7 +67,7 @@ export const ciBuildCelRules: CelRule[] = [
   {
     rule: `${present("self.imageDestination")} || ${present("self.output.image")}`,
     message: "spec.output.image (or legacy spec.imageDestination) is required (MissingImageDestination)",
-    fieldPath: ".output",
+    fieldPath: ".output.image",
   },
   {
     rule: `!${present("self.output.image")} || !self.output.image.contains('@')`,
