@@ -1,0 +1,64 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
+import { startFakeApiServer } from "../helpers/fake-apiserver.ts";
+
+const run = promisify(execFile);
+
+test("metahooks explain works end to end from the CLI against a kubeconfig", async () => {
+  const uid = "uid-cli";
+  const api = await startFakeApiServer([
+    {
+      resource: "cronjobs",
+      object: {
+        apiVersion: "batch.tutorial.kubebuilder.io/v1",
+        kind: "CronJob",
+        metadata: { name: "nightly", namespace: "ops", uid, generation: 3, creationTimestamp: "2026-01-01T00:00:00Z" },
+        spec: {
+          schedule: "30 2 * * *",
+          timeZone: "Europe/Berlin",
+          concurrencyPolicy: "Forbid",
+          jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } },
+        },
+        status: { lastScheduleTime: "2026-01-04T01:30:00Z" },
+      },
+    },
+    {
+      resource: "jobs",
+      object: {
+        apiVersion: "batch/v1",
+        kind: "Job",
+        metadata: {
+          name: "nightly-29455770",
+          namespace: "ops",
+          labels: { "controller-uid": uid },
+          annotations: { "batch.tutorial.kubebuilder.io/scheduled-at": "2026-01-04T01:30:00Z" },
+          ownerReferences: [{ apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", name: "nightly", uid, controller: true }],
+        },
+        spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } },
+        status: { active: 1, startTime: "2026-01-04T01:30:01Z" },
+      },
+    },
+  ]);
+  try {
+    const kubeconfig = api.writeKubeconfig();
+    const { stdout } = await run(process.execPath, ["bin/metahooks.js", "explain", "cronjob", "nightly", "-n", "ops", "--kubeconfig", kubeconfig, "--now", "2026-01-05T01:31:00Z"]);
+    assert.match(stdout, /^CronJob ops\/nightly \(generation 3\)/);
+    assert.match(stdout, /^Last run: +2026-01-04 02:30:00 Europe\/Berlin \(UTC\+01:00\) = 2026-01-04T01:30:00Z$/m);
+    assert.match(stdout, /^Next run: +2026-01-06 02:30:00 Europe\/Berlin \(UTC\+01:00\) = 2026-01-06T01:30:00Z$/m);
+    assert.match(stdout, /^Due slot: +2026-01-05 02:30:00 Europe\/Berlin \(UTC\+01:00\) = 2026-01-05T01:30:00Z: skipped: ConcurrencyForbidden/m);
+    assert.match(stdout, /would keep: +Job\/nightly-29455770/);
+    const json = await run(process.execPath, ["bin/metahooks.js", "explain", "cronjob", "nightly", "-n", "ops", "-o", "json", "--kubeconfig", kubeconfig, "--now", "2026-01-05T01:31:00Z"]);
+    assert.deepEqual(JSON.parse(json.stdout).children.map((c: any) => c.metadata.name), ["nightly-29455770"]);
+    const help = await run(process.execPath, ["bin/metahooks.js", "--help"]);
+    assert.match(help.stdout, /metahooks explain <kind> <name>/);
+    await assert.rejects(run(process.execPath, ["bin/metahooks.js", "explain", "cronjob", "missing", "-n", "ops", "--kubeconfig", kubeconfig]), (err: any) => {
+      assert.equal(err.code, 1);
+      assert.match(err.stderr, /CronJob ops\/missing not found/);
+      return true;
+    });
+  } finally {
+    await api.close();
+  }
+});
