@@ -165,8 +165,17 @@ export function replaceConditions(
   return [...kept, ...fresh].sort((a, b) => CONDITION_ORDER.indexOf(a.type) - CONDITION_ORDER.indexOf(b.type));
 }
 
-/** A status object in a fixed key order (byte-stable output). */
+function orderKeys<T extends object>(value: T, keys: string[]): T {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if ((value as Record<string, unknown>)[key] !== undefined) out[key] = (value as Record<string, unknown>)[key];
+  return out as T;
+}
+
+/** A status object in a fixed key order, nested records included (byte-stable output). */
 export function orderStatus(status: CIBuildStatus): Record<string, unknown> {
+  status = { ...status };
+  if (status.currentBuild) status.currentBuild = orderKeys(status.currentBuild, Object.keys(BuildRecordSchema.shape));
+  if (status.lastSuccessfulBuild) status.lastSuccessfulBuild = orderKeys(status.lastSuccessfulBuild, Object.keys(SuccessfulBuildSchema.shape));
   const order: Array<keyof CIBuildStatus> = [
     "observedGeneration",
     "phase",

@@ -16,7 +16,7 @@ import type { CIBuildOptions } from "./options.ts";
 import type { BuildRecord, CIBuildStatus, SuccessfulBuild } from "./schema.ts";
 import { ANNOTATION_BUILD_HASH, ANNOTATION_BUILD_JOB, buildJobName, childNames, computeBuildHash } from "./naming.ts";
 import { buildJob } from "./build-job.ts";
-import { classifyJob, readBuildPods, type ObservedBuildJob } from "./build-state.ts";
+import { DIGEST_PATTERN, classifyJob, readBuildPods, type ObservedBuildJob } from "./build-state.ts";
 import { deploymentFor, imageRefFor, observedAppImage } from "./deployment.ts";
 import { serviceFor } from "./service.ts";
 import { retainJobs } from "./retention.ts";
@@ -188,6 +188,44 @@ function deployedFromObserved(deployment: KubeObject | undefined): Pick<Successf
 }
 
 /**
+ * The digest of build `hash` as the observed Deployment runs it (`<repository>@sha256:…` with our
+ * build-hash annotation): recovers what a lost status knew, so no needless rollout to the tag.
+ */
+function digestFromDeployment(deployment: KubeObject | undefined, hash: string, spec: NormalizedSpec): string | undefined {
+  if (!deployment || deployment.metadata.annotations?.[ANNOTATION_BUILD_HASH] !== hash) return undefined;
+  const image = observedAppImage(deployment);
+  const prefix = `${spec.output.repository}@`;
+  if (!image?.startsWith(prefix)) return undefined;
+  const digest = image.slice(prefix.length);
+  return DIGEST_PATTERN.test(digest) ? digest : undefined;
+}
+
+/**
+ * When status was lost and the current build's Job is gone, an observed Deployment annotated with
+ * the current build hash proves that build succeeded: it is not built again (case B8).
+ */
+function recoverRecordFromDeployment(
+  deployment: KubeObject | undefined,
+  jobName: string,
+  hash: string,
+  spec: NormalizedSpec,
+): BuildRecord | undefined {
+  if (!deployment || deployment.metadata.annotations?.[ANNOTATION_BUILD_HASH] !== hash) return undefined;
+  const record: BuildRecord = {
+    name: jobName,
+    buildHash: hash,
+    revision: spec.git.revision || "HEAD",
+    image: spec.output.image,
+    phase: "Succeeded",
+    reason: BuildReason.Succeeded,
+    message: `recovered from Deployment ${deployment.metadata.name}: this build already succeeded`,
+  };
+  const digest = digestFromDeployment(deployment, hash, spec);
+  if (digest) record.digest = digest;
+  return record;
+}
+
+/**
  * The sync hook.
  *
  * @param request - a parsed sync request (finalizing is handled by the finalize hook)
@@ -213,8 +251,16 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
   // Steps 4-5: classify Jobs and fold the current one into the build record.
   const jobs = observed.jobs.map(classifyJob);
   const currentJob = jobs.find((j) => j.name === jobName);
-  const carried = previous.currentBuild?.buildHash === hash && previous.currentBuild.name === jobName ? previous.currentBuild : undefined;
+  const observedDeployment = observed.deployments.find((d) => d.metadata.name === names.deployment);
+  const carried =
+    previous.currentBuild?.buildHash === hash && previous.currentBuild.name === jobName
+      ? previous.currentBuild
+      : recoverRecordFromDeployment(observedDeployment, jobName, hash, spec);
   const record = foldCurrentBuild(carried ?? newRecord(jobName, hash, generation, spec), currentJob, pods, spec);
+  if (record.phase === "Succeeded" && !record.digest) {
+    const digest = digestFromDeployment(observedDeployment, hash, spec);
+    if (digest) record.digest = digest;
+  }
 
   const children: KubeObject[] = [];
   const wantJob =
@@ -241,7 +287,6 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
   }
 
   // Step 8: the Deployment and Service. Never drop a Deployment only because status was lost.
-  const observedDeployment = observed.deployments.find((d) => d.metadata.name === names.deployment);
   const deployed = lastSuccessful ?? deployedFromObserved(observedDeployment);
   let rollout: RolloutState | undefined;
   if (spec.deploy.enabled && deployed) {
@@ -300,7 +345,12 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
   );
   const status: CIBuildStatus = {
     phase,
-    message: phase === "Ready" || phase === "Succeeded" ? ready.message : phase === "Deploying" ? deployedCondition.message : (record.message ?? ""),
+    message:
+      phase === "Ready" || phase === "Succeeded"
+        ? ready.message
+        : record.phase === "Succeeded" // Deploying, or Failed by the rollout
+          ? deployedCondition.message
+          : (record.message ?? ""),
     buildHash: hash,
     conditions,
     currentBuild: record,

@@ -231,7 +231,7 @@ function problemFromZodIssue(issue: z.core.$ZodIssue): SpecProblem {
       : issue.code === "invalid_type"
         ? `must be of type ${issue.expected}`
         : issue.code === "too_small" || issue.code === "too_big"
-          ? issue.message.replace(/^Too (small|big): expected [a-z]+ to (have )?/, "must be ")
+          ? issue.message.replace(/^Too (small|big): expected [a-z]+ to (be |have )?/, "must be ")
           : "is invalid";
   return { reason: match?.[1] ?? SpecReason.InvalidField, field, message: `${field} ${rule}` };
 }
