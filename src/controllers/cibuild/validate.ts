@@ -248,18 +248,21 @@ function semanticProblems(raw: unknown): SpecProblem[] {
     }
   }
 
-  const url = text(raw, ["source", "git", "url"]) ?? text(raw, ["SCMRepoURL"]);
-  const urlField = text(raw, ["source", "git", "url"]) !== undefined ? "source.git.url" : "SCMRepoURL";
+  // Both spellings are checked when both are set: a credential must be refused wherever it is.
   let transport: GitTransport | undefined;
-  if (url === undefined) {
-    if (at(raw, ["source", "git", "url"]) === undefined || at(raw, ["source", "git", "url"]) === "") {
-      add(SpecReason.MissingRepoURL, "source.git.url", "a git repository URL is required (spec.source.git.url or spec.SCMRepoURL)");
-    }
-  } else {
-    const c = classifyGitUrl(url);
-    if ("reason" in c) add(c.reason, urlField, c.message);
-    else transport = c.transport;
+  const urlFields: Array<[string, string[]]> = [
+    ["source.git.url", ["source", "git", "url"]],
+    ["SCMRepoURL", ["SCMRepoURL"]],
+  ];
+  const urls = urlFields.filter(([, path]) => text(raw, path) !== undefined);
+  if (urls.length === 0) {
+    add(SpecReason.MissingRepoURL, "source.git.url", "a git repository URL is required (spec.source.git.url or spec.SCMRepoURL)");
   }
+  urls.forEach(([field, path], i) => {
+    const c = classifyGitUrl(text(raw, path)!);
+    if ("reason" in c) add(c.reason, field, c.message);
+    else if (i === 0) transport = c.transport;
+  });
 
   const secret = text(raw, ["source", "git", "cloneSecret"]) ?? text(raw, ["SCMSecret"]);
   if (transport === "ssh" && secret === undefined) {
