@@ -29,3 +29,23 @@ export {
 } from "./metacontroller/contract.ts";
 export { HookError, type ErrorBody } from "./errors.ts";
 export { createApp, type AppOptions } from "./http/app.ts";
+export {
+  ciBuildController,
+  ciBuildAdmission,
+  syncCIBuild,
+  finalizeCIBuild,
+  customizeCIBuild,
+  checkSpec as checkCIBuildSpec,
+  validateSpec as validateCIBuildSpec,
+  defaultSpec as defaultCIBuildSpec,
+  computeBuildHash,
+  buildJobName,
+  loadCIBuildOptions,
+  DEFAULT_CIBUILD_OPTIONS,
+  type CIBuildOptions,
+  type CIBuildSpec,
+  type CIBuildStatus,
+  type BuildRecord,
+  type SuccessfulBuild,
+  type NormalizedSpec as NormalizedCIBuildSpec,
+} from "./controllers/cibuild/index.ts";

@@ -61,7 +61,7 @@ export const ciBuildController: ControllerDefinition<CIBuildOptions> = {
   compositeController: ciBuildCompositeController,
 };
 
-export { syncCIBuild, finalizeCIBuild, customizeCIBuild };
+export { syncCIBuild, finalizeCIBuild, customizeCIBuild, ciBuildCrd };
 export { loadCIBuildOptions, DEFAULT_CIBUILD_OPTIONS, CIBUILD_IMAGE_ENV, type CIBuildOptions } from "./options.ts";
 export { checkSpec, validateSpec, defaultSpec, normalizeSpec, type NormalizedSpec } from "./validate.ts";
 export { computeBuildHash, buildJobName, childNames } from "./naming.ts";
