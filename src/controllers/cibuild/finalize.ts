@@ -9,8 +9,7 @@ import type { SyncRequest } from "../../metacontroller/contract.ts";
 import type { HookResult } from "../types.ts";
 import type { CIBuildOptions } from "./options.ts";
 import type { CIBuildStatus } from "./schema.ts";
-import { ConditionType } from "./reasons.ts";
-import { REASON_TERMINATING } from "./reasons.ts";
+import { ConditionType, REASON_TERMINATING } from "./reasons.ts";
 import { observedChildren } from "./sync.ts";
 import { orderStatus, readPreviousStatus, replaceConditions } from "./status.ts";
 

@@ -40,16 +40,6 @@ export function readPreviousStatus(raw: unknown): CIBuildStatus {
   return out as CIBuildStatus;
 }
 
-/** True when the record parses as a build record (used by tests and carried status). */
-export function isBuildRecord(value: unknown): value is BuildRecord {
-  return BuildRecordSchema.safeParse(value).success;
-}
-
-/** Validates a carried `lastSuccessfulBuild`. */
-export function isSuccessfulBuild(value: unknown): boolean {
-  return SuccessfulBuildSchema.safeParse(value).success;
-}
-
 /** The rollout state of the Deployment, as the `Deployed` condition reports it. */
 export interface RolloutState {
   status: "True" | "False" | "Unknown";
@@ -191,9 +181,12 @@ export function orderStatus(status: CIBuildStatus): Record<string, unknown> {
   return out;
 }
 
-/** Phase of a settled build + rollout (§7.3). */
+/**
+ * The overall phase (§7.3): the build's state first (a cancelled build means `spec.suspend`),
+ * then the rollout of the current build's image.
+ * @param input.deployedIsCurrent - the Deployment is meant to run the current build's image
+ */
 export function phaseOf(input: {
-  suspended: boolean;
   build: BuildRecord;
   deployEnabled: boolean;
   rollout: RolloutState | undefined;

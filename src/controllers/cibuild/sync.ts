@@ -317,7 +317,7 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
 
   // Step 10: status.
   const deployedIsCurrent = record.phase === "Succeeded" && deployed?.imageRef === lastSuccessful?.imageRef && lastSuccessful?.buildHash === hash;
-  const phase = phaseOf({ suspended: spec.suspend, build: record, deployEnabled: spec.deploy.enabled, rollout, deployedIsCurrent });
+  const phase = phaseOf({ build: record, deployEnabled: spec.deploy.enabled, rollout, deployedIsCurrent });
   const deployedCondition = !spec.deploy.enabled
     ? { type: ConditionType.Deployed, status: "False" as const, reason: DeployReason.Disabled, message: "spec.deploy.enabled is false: the image is built, not run" }
     : rollout
