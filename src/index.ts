@@ -29,6 +29,46 @@ export {
 } from "./metacontroller/contract.ts";
 export { HookError, type ErrorBody } from "./errors.ts";
 export { createApp, type AppOptions } from "./http/app.ts";
+
+/**
+ * The CronJob controller's pure functions and types, for testing CronJob objects directly.
+ *
+ * @example
+ * ```ts
+ * import { syncCronJob, SyncRequestSchema } from "metahooks";
+ * const { response, decisions } = syncCronJob(SyncRequestSchema.parse(body), new Date("2026-01-05T12:00:30Z"));
+ * ```
+ */
+export {
+  syncCronJob,
+  finalizeCronJob,
+  validateCronJob,
+  defaultCronJobSpec,
+  parseSchedule,
+  checkScheduleSyntax,
+  checkTimeZone,
+  cronJobController,
+  ConditionType as CronJobConditionType,
+  Reason as CronJobReason,
+  CronJobSpecSchema,
+  CronJobStatusSchema,
+  type CronJobSpec,
+  type CronJobStatus,
+  type JobReference,
+  type ScheduleRecord,
+  type Schedule,
+} from "./controllers/cronjob/index.ts";
+export type { SpecProblem, AdmissionSupport } from "./controllers/types.ts";
+
+/**
+ * The CIBuild controller's pure functions and types, for testing CIBuild objects directly.
+ *
+ * @example
+ * ```ts
+ * import { syncCIBuild, SyncRequestSchema, DEFAULT_CIBUILD_OPTIONS } from "metahooks";
+ * const { response } = syncCIBuild(SyncRequestSchema.parse(body), new Date("2026-03-02T10:00:05Z"), DEFAULT_CIBUILD_OPTIONS);
+ * ```
+ */
 export {
   ciBuildController,
   ciBuildAdmission,
@@ -42,6 +82,12 @@ export {
   buildJobName,
   loadCIBuildOptions,
   DEFAULT_CIBUILD_OPTIONS,
+  CIBuildConditionType,
+  CIBuildSpecReason,
+  CIBuildBuildReason,
+  CIBuildDeployReason,
+  CIBuildSpecSchema,
+  CIBuildStatusSchema,
   type CIBuildOptions,
   type CIBuildSpec,
   type CIBuildStatus,

@@ -65,4 +65,10 @@ export { syncCIBuild, finalizeCIBuild, customizeCIBuild, ciBuildCrd };
 export { loadCIBuildOptions, DEFAULT_CIBUILD_OPTIONS, CIBUILD_IMAGE_ENV, type CIBuildOptions } from "./options.ts";
 export { checkSpec, validateSpec, defaultSpec, normalizeSpec, type NormalizedSpec } from "./validate.ts";
 export { computeBuildHash, buildJobName, childNames } from "./naming.ts";
-export type { CIBuildSpec, CIBuildStatus, BuildRecord, SuccessfulBuild } from "./schema.ts";
+export { CIBuildSpecSchema, CIBuildStatusSchema, type CIBuildSpec, type CIBuildStatus, type BuildRecord, type SuccessfulBuild } from "./schema.ts";
+export {
+  ConditionType as CIBuildConditionType,
+  SpecReason as CIBuildSpecReason,
+  BuildReason as CIBuildBuildReason,
+  DeployReason as CIBuildDeployReason,
+} from "./reasons.ts";

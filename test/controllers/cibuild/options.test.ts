@@ -69,3 +69,12 @@ test("CLI: `metahooks customize cibuild` asks only for build Pods", () => {
     labelSelector: { matchLabels: { "cicd.cicd.com/cibuild": "build-go" }, matchExpressions: [{ key: "cicd.cicd.com/build-hash", operator: "Exists" }] },
   });
 });
+
+test("the package API exports the pure CIBuild hook", async () => {
+  const api = await import("../../../src/index.ts");
+  const { SyncRequestSchema, syncCIBuild, DEFAULT_CIBUILD_OPTIONS, computeBuildHash, CIBuildSpecReason } = api;
+  const { response } = syncCIBuild(SyncRequestSchema.parse(hookRequest({ parent: parent(SEED_SPECS["build-go"]) })), new Date("2026-03-02T10:00:05Z"), DEFAULT_CIBUILD_OPTIONS);
+  assert.equal(response.children[0]!.metadata.name, `build-go-${computeBuildHash(SEED_SPECS["build-go"])}`);
+  assert.equal(CIBuildSpecReason.CredentialsInURL, "CredentialsInURL");
+  assert.ok(api.findController("cibuild"));
+});
