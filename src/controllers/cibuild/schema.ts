@@ -155,14 +155,18 @@ export const BUILD_PHASES = ["Pending", "Running", "Succeeded", "Failed", "Cance
 /** Phase of one build. */
 export type BuildPhase = (typeof BUILD_PHASES)[number];
 
+// Values read back from status are checked like fresh ones: status is writable through /status.
+const Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const CommitSHA = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
+
 /** `status.currentBuild`: the build for the current buildHash. */
 export const BuildRecordSchema = z.object({
   name: z.string().describe("Job name."),
   buildHash: z.string(),
   generation: z.int().optional().describe("metadata.generation that asked for this build."),
   revision: z.string().optional().describe("Requested revision (HEAD: the remote's default branch)."),
-  commitSHA: z.string().optional(),
-  digest: z.string().optional(),
+  commitSHA: CommitSHA.optional().describe("Commit the build used (from the prepare container)."),
+  digest: Digest.optional().describe("Digest of the pushed image (from the build container)."),
   image: z.string().optional().describe("Image pushed (output.image)."),
   startTime: z.string().optional(),
   completionTime: z.string().optional(),
@@ -177,9 +181,9 @@ export type BuildRecord = z.infer<typeof BuildRecordSchema>;
 export const SuccessfulBuildSchema = z.object({
   name: z.string(),
   buildHash: z.string(),
-  commitSHA: z.string().optional(),
-  digest: z.string().optional(),
-  imageRef: z.string().describe("Image reference the Deployment runs (repository@digest when known)."),
+  commitSHA: CommitSHA.optional(),
+  digest: Digest.optional(),
+  imageRef: z.string().min(1).max(1024).regex(/^\S+$/).describe("Image reference the Deployment runs (repository@digest when known)."),
   completionTime: z.string().optional(),
 });
 /** The last successful build. */
