@@ -163,3 +163,20 @@ test("property: any JSON spec gets a 200-style answer (never a thrown error)", (
     { numRuns: 200 },
   );
 });
+
+test("property: a spec the hook accepts is accepted by the generated CRD schema", async () => {
+  const { Ajv } = await import("ajv");
+  const { ciBuildCrd } = await import("../../../src/controllers/cibuild/schema.ts");
+  const { validateSpec } = await import("../../../src/controllers/cibuild/validate.ts");
+  const crd = ciBuildCrd() as any;
+  const schema = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
+  const ajv = new Ajv({ strict: false, allErrors: true });
+  const validate = ajv.compile(schema);
+  fc.assert(
+    fc.property(spec, (s) => {
+      if (validateSpec(s).length > 0) return;
+      assert.ok(validate(s), JSON.stringify(validate.errors));
+    }),
+    { numRuns: 200 },
+  );
+});
