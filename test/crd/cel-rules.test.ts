@@ -1,10 +1,12 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { z } from "zod";
+import { readFileSync, readdirSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
 import { controllers } from "../../src/controllers/registry.ts";
-import { toStructuralSchema } from "../../src/crd/structural.ts";
 import { cronJobCelRules } from "../../src/controllers/cronjob/cel-rules.ts";
 import { cronJobController } from "../../src/controllers/cronjob/index.ts";
+import { ciBuildController } from "../../src/controllers/cibuild/index.ts";
 import type { ControllerDefinition } from "../../src/controllers/types.ts";
 import { ciBuildCelRules } from "../../src/controllers/cibuild/cel-rules.ts";
 import { celEnvironmentForSchema, collectValidations, fieldPathExists } from "../helpers/cel.ts";
@@ -14,22 +16,11 @@ function specSchemaOf(crd: Record<string, unknown>): Record<string, any> {
 }
 
 const cronJobSpec = specSchemaOf(cronJobController.crd());
-// Stand-in for the CIBuild spec schema (the fields the rules read), until the real kind lands.
-const ciBuildSpec = toStructuralSchema(
-  z.object({
-    SCMRepoURL: z.string().optional(),
-    SCMBranch: z.string().optional(),
-    SCMSecret: z.string().optional(),
-    subContext: z.string().optional(),
-    imageDestination: z.string().optional(),
-    source: z.object({ git: z.object({ url: z.string().optional(), revision: z.string().optional(), cloneSecret: z.string().optional() }).optional(), contextDir: z.string().optional() }).optional(),
-    build: z.object({ dockerfile: z.string().optional(), retries: z.int().optional() }).optional(),
-    output: z.object({ image: z.string().optional() }).optional(),
-  }),
-);
+const ciBuildSpec = specSchemaOf(ciBuildController.crd());
 
 const jobTemplate = { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } };
 const cj = (spec: Record<string, unknown>) => ({ schedule: "* * * * *", jobTemplate, ...spec });
+
 /** Per rule (by index): a spec the rule accepts and one it rejects. */
 const cronJobExamples: Array<[unknown, unknown]> = [
   [cj({ startingDeadlineSeconds: 0 }), cj({ startingDeadlineSeconds: -1 })],
@@ -46,10 +37,8 @@ const ciBuildExamples: Array<[unknown, unknown]> = [
   [{ ...base, SCMSecret: "s" }, { ...base, SCMSecret: "s", source: { git: { cloneSecret: "t" } } }],
   [{ ...base, subContext: "app", source: { contextDir: "app" } }, { ...base, subContext: "app", source: { contextDir: "web" } }],
   [{ ...structured, imageDestination: "registry.example.com/a:1" }, { ...structured, imageDestination: "registry.example.com/b:1" }],
-  [structured, { output: structured.output, source: { git: { url: "" } } }],
   [structured, { ...structured, source: { git: { url: "https://user:token@git.example.com/a.git" } } }],
   [{ ...base, SCMRepoURL: "git@github.com:org/repo.git" }, { ...base, SCMRepoURL: "https://user:pw@github.com/org/repo.git" }],
-  [base, { SCMRepoURL: base.SCMRepoURL, output: {} }],
   [structured, { ...structured, output: { image: "registry.example.com/a@sha256:0123" } }],
   [base, { ...base, imageDestination: "kind-registry:5000/a@sha256:0123" }],
   [{ ...structured, source: { ...structured.source, contextDir: "a/..b/c" } }, { ...structured, source: { ...structured.source, contextDir: "a/../../etc" } }],
@@ -102,7 +91,7 @@ test("every CronJob CEL rule type-checks against the spec schema and splits its 
 });
 
 test("every CIBuild CEL rule type-checks against the spec schema and splits its examples", () => {
-  checkRules("cibuild", ciBuildSpec, ciBuildCelRules, ciBuildExamples);
+  checkRules("cibuild", ciBuildSpec, ciBuildCelRules, ciBuildExamples, ciBuildController);
 });
 
 test("the seed-style legacy sample and a structured sample pass every CIBuild rule", () => {
@@ -136,5 +125,24 @@ test("every x-kubernetes-validations rule in the generated CRDs type-checks agai
       }
     }
   }
-  assert.ok(count >= cronJobCelRules.length, `found ${count} rules in the generated CRDs`);
+  assert.ok(count >= cronJobCelRules.length + ciBuildCelRules.length, `found ${count} rules in the generated CRDs`);
+});
+
+test("the seed samples pass every CEL rule of their CRD (they must apply unchanged)", () => {
+  const dir = "test/fixtures/seed-samples";
+  let checked = 0;
+  for (const kindDir of readdirSync(dir, { withFileTypes: true }).filter((d) => d.isDirectory())) {
+    for (const file of readdirSync(join(dir, kindDir.name)).filter((f) => f.endsWith(".yaml"))) {
+      const object = parse(readFileSync(join(dir, kindDir.name, file), "utf8"));
+      const def = controllers.find((c) => c.kind === object.kind && c.apiVersion === object.apiVersion);
+      if (!def) continue;
+      const spec = specSchemaOf(def.crd());
+      const env = celEnvironmentForSchema(spec);
+      for (const r of spec["x-kubernetes-validations"] ?? []) {
+        assert.equal(env.evaluate(r.rule, object.spec), true, `${kindDir.name}/${file}: ${r.rule}`);
+      }
+      checked++;
+    }
+  }
+  assert.ok(checked >= 5, `checked ${checked} samples`);
 });

@@ -49,7 +49,7 @@ const CASES: Array<[string, RegExp[]]> = [
   ["c1-outage-one-job", [/^Due slot: +2026-01-05T12:00:00Z: starts now as Job\/hello-29460240$/m, /^ {2}would create: Job\/hello-29460240$/m]],
   ["c2-resumed-runs-latest", [/^Due slot: +2026-01-05T14:00:00Z: starts now as Job\/hello-29460360$/m]],
   ["c2-suspended", [/^Next run: +none while suspended$/m, /^Due slot: +2026-01-05T14:00:00Z: skipped: Suspended: /m, /would create: none/]],
-  ["c2-resumed-deadline-skips", [/^Due slot: +2026-01-05T14:00:00Z: skipped: MissedSchedule: .*startingDeadlineSeconds is 300/m, /^Next run: +2026-01-05T15:00:00Z$/m]],
+  ["c2-resumed-deadline-skips", [/^Due slot: +2026-01-05T14:00:00Z: skipped: MissedSchedule: .*startingDeadlineSeconds.*300/m, /^Next run: +2026-01-05T15:00:00Z$/m]],
   [
     "c3-fall-back-no-second-run",
     [
@@ -60,7 +60,7 @@ const CASES: Array<[string, RegExp[]]> = [
     ],
   ],
   ["c4-spring-forward-gap", [/^Due slot: +2024-03-10 03:00:00 America\/New_York \(UTC-04:00\) = 2024-03-10T07:00:00Z: starts now as Job\/hello-28500900$/m]],
-  ["c5-deadline-too-late", [/^Due slot: +2026-01-05T00:01:00Z: skipped: MissedSchedule: .*11s late.*too late to start/m, /^Next sync: +in 86389.1 s/m]],
+  ["c5-deadline-too-late", [/^Due slot: +2026-01-05T00:01:00Z: skipped: MissedSchedule: .*too late to start/m, /^Next sync: +in 86389.1 s/m]],
   ["c5-deadline-in-time", [/^Due slot: +2026-01-05T00:01:00Z: starts now as Job\/hello-29459521$/m]],
   ["c6-vanished-active-job", [/^Due slot: +2026-01-05T12:00:00Z: starts now as Job\/hello-29460240$/m]],
   ["c6-vanished-slot-not-rerun", [/^Last run: +2026-01-05T12:00:00Z \(from the Jobs; status.lastScheduleTime is unset\)$/m, /would create: none/]],

@@ -1,8 +1,12 @@
 /**
  * CEL `x-kubernetes-validations` for the CIBuild spec: the rules of cibuild-api.md §7.7 that CEL
- * can express (legacy/structured conflicts, required fields in either spelling, relative paths
- * without `..`, no credentials in the repo URL, no digest in the image). The hook keeps checking
- * everything; every rule here must be no stricter than the hook (test/crd/cel-rules.test.ts).
+ * can express (legacy/structured conflicts, relative paths without `..`, no credentials in the
+ * repo URL, no digest in the image). The hook keeps checking everything; every rule here must be
+ * no stricter than the hook (test/crd/cel-rules.test.ts).
+ *
+ * Deliberately absent: "repo URL / image required" (MissingRepoURL, MissingImageDestination).
+ * The seed's scaffold sample (`spec: {foo: bar}`) must still apply on a cluster without the
+ * webhook and show `phase: Invalid`; the opt-in validating webhook rejects it up front.
  *
  * `self` is `spec`. An empty string counts as unset, as in the hook's legacy/structured merge.
  * Rules avoid list iteration and use only standard CEL functions, so their estimated cost stays
@@ -32,12 +36,12 @@ function conflict(legacy: string, structured: string): CelRule {
 }
 
 /** A relative path with no `..` segment and no leading `/` (no NUL or newline either). */
-function relativePath(field: string, reason: string): CelRule {
+function relativePath(field: string, reason: string, fieldPath = `.${field}`): CelRule {
   const f = `self.${field}`;
   return {
     rule: `!${present(f)} || (!${f}.startsWith('/') && !${f}.matches('(^|/)[.][.](/|$)') && !${f}.matches('[\\\\x00\\\\n\\\\r]'))`,
     message: `spec.${field} must be a relative path without '..' segments (${reason})`,
-    fieldPath: `.${field}`,
+    fieldPath,
   };
 }
 
@@ -48,11 +52,6 @@ export const ciBuildCelRules: CelRule[] = [
   conflict("SCMSecret", "source.git.cloneSecret"),
   conflict("subContext", "source.contextDir"),
   conflict("imageDestination", "output.image"),
-  {
-    rule: `${present("self.SCMRepoURL")} || ${present("self.source.git.url")}`,
-    message: "spec.source.git.url (or legacy spec.SCMRepoURL) is required (MissingRepoURL)",
-    fieldPath: ".source.git.url",
-  },
   {
     // scheme://user:password@host… ; the message must not echo the URL.
     rule: `!${present("self.source.git.url")} || !self.source.git.url.matches('^[A-Za-z][A-Za-z0-9+.-]*://[^/@]*:[^/@]*@')`,
@@ -65,11 +64,6 @@ export const ciBuildCelRules: CelRule[] = [
     fieldPath: ".SCMRepoURL",
   },
   {
-    rule: `${present("self.imageDestination")} || ${present("self.output.image")}`,
-    message: "spec.output.image (or legacy spec.imageDestination) is required (MissingImageDestination)",
-    fieldPath: ".output.image",
-  },
-  {
     rule: `!${present("self.output.image")} || !self.output.image.contains('@')`,
     message: "spec.output.image must be repository[:tag] without a digest (InvalidImageReference)",
     fieldPath: ".output.image",
@@ -77,9 +71,10 @@ export const ciBuildCelRules: CelRule[] = [
   {
     rule: `!${present("self.imageDestination")} || !self.imageDestination.contains('@')`,
     message: "spec.imageDestination must be repository[:tag] without a digest (InvalidImageReference)",
-    fieldPath: ".imageDestination",
+    // The hook reports the legacy spelling under its structured twin.
+    fieldPath: ".output.image",
   },
   relativePath("source.contextDir", "InvalidContextDir"),
-  relativePath("subContext", "InvalidContextDir"),
+  relativePath("subContext", "InvalidContextDir", ".source.contextDir"),
   relativePath("build.dockerfile", "InvalidDockerfilePath"),
 ];

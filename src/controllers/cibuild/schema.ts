@@ -11,6 +11,7 @@
  */
 import { z } from "zod";
 import { buildCrd } from "../../crd/build-crd.ts";
+import { ciBuildCelRules } from "./cel-rules.ts";
 
 /** API group of the CIBuild kind (the seed's `cicd` group + `cicd.com` domain). */
 export const CIBUILD_GROUP = "cicd.cicd.com";
@@ -240,6 +241,7 @@ export function ciBuildCrd(): Record<string, unknown> {
     singular: "cibuild",
     spec: CIBuildSpecSchema,
     status: CIBuildStatusSchema,
+    specValidations: ciBuildCelRules,
     description: "CIBuild clones a git repository, builds and pushes an image in a Job, and runs it as a Deployment pinned by digest.",
     printerColumns: [
       { name: "Phase", type: "string", jsonPath: ".status.phase" },
