@@ -89,8 +89,13 @@ function conditionsOf(status: Record<string, unknown>): ConditionLike[] {
   return Array.isArray(status.conditions) ? (status.conditions as ConditionLike[]) : [];
 }
 
+/** Messages (e.g. git's stderr) may span lines; the summary keeps one fact per line. */
+function oneLine(text: unknown): string {
+  return String(text).replace(/\s*[\r\n]+\s*/g, " | ");
+}
+
 function formatCondition(c: ConditionLike): string {
-  return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ""}${c.message ? `: ${c.message}` : ""}`;
+  return `${c.type}=${c.status}${c.reason ? ` ${c.reason}` : ""}${c.message ? `: ${oneLine(c.message)}` : ""}`;
 }
 
 function formatDecision(d: Decision): string {
@@ -118,7 +123,7 @@ function skipExplanation(input: ExplainInput, spec: Record<string, unknown>, slo
   const conditions = conditionsOf(input.response.status);
   for (const type of ["Ready", "Scheduling"]) {
     const c = conditions.find((x) => x.type === type && x.status === "False");
-    if (c) return `${c.reason ?? type}${c.message ? `: ${c.message}` : ""}${c.reason && SKIP_TEXT[c.reason] ? ` (${SKIP_TEXT[c.reason]})` : ""}`;
+    if (c) return `${c.reason ?? type}${c.message ? `: ${oneLine(c.message)}` : ""}${c.reason && SKIP_TEXT[c.reason] ? ` (${SKIP_TEXT[c.reason]})` : ""}`;
   }
   const skips = input.decisions.filter((d) => d.action === "skip" && d.reason).map((d) => d.reason!);
   if (skips.length) return skips.map((r) => `${r}${SKIP_TEXT[r] ? ` (${SKIP_TEXT[r]})` : ""}`).join("; ");
@@ -174,12 +179,12 @@ function cibuildLines(input: ExplainInput): string[] {
   const status = input.response.status;
   const current = status.currentBuild as Record<string, unknown> | undefined;
   // The phase message usually repeats the build's; say it once.
-  const phaseMessage = status.message && status.message !== current?.message ? ` (${String(status.message)})` : "";
+  const phaseMessage = status.message && status.message !== current?.message ? ` (${oneLine(status.message)})` : "";
   const lines = [`Phase:         ${String(status.phase ?? "unknown")}${phaseMessage}`];
   if (current) {
     const failure = current.reason && current.phase === "Failed" ? ` because ${String(current.reason)}` : "";
     lines.push(
-      `Build:         ${String(current.name ?? "?")} ${String(current.phase ?? "?")}${failure}${current.message ? `: ${String(current.message)}` : ""}`,
+      `Build:         ${String(current.name ?? "?")} ${String(current.phase ?? "?")}${failure}${current.message ? `: ${oneLine(current.message)}` : ""}`,
     );
   }
   const good = status.lastSuccessfulBuild as Record<string, unknown> | undefined;
