@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
+import fc from "fast-check";
 import { controllers } from "../../src/controllers/registry.ts";
 import { cronJobCelRules } from "../../src/controllers/cronjob/cel-rules.ts";
 import { cronJobController } from "../../src/controllers/cronjob/index.ts";
@@ -145,4 +146,71 @@ test("the seed samples pass every CEL rule of their CRD (they must apply unchang
     }
   }
   assert.ok(checked >= 5, `checked ${checked} samples`);
+});
+
+/** Short strings over an alphabet that hits every rule's edge: separators, dots, `@`, `:`, `/`. */
+const edgy = fc.oneof(
+  fc.constantFrom("", ".", "..", "a/..", "../a", "/abs", "a/b", "Dockerfile", "a..b", "main", "app"),
+  fc.stringMatching(/^[a-z./@:-]{0,8}$/),
+);
+const url = fc.oneof(
+  fc.constantFrom("https://git.example.com/a.git", "git@github.com:o/r.git", "ssh://git@h:22/r.git", "https://u:p@h/r.git", "https://h/r.git"),
+  edgy.map((s) => `https://h/${s}`),
+);
+const image = fc.oneof(fc.constantFrom("r.example.com/a:1", "kind-registry:5000/a", "r/a@sha256:00"), edgy.map((s) => `r.example.com/${s}`));
+const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
+
+test("property: CEL never rejects a CIBuild spec the hook accepts", () => {
+  const env = celEnvironmentForSchema(ciBuildSpec);
+  const rules = ciBuildSpec["x-kubernetes-validations"] as Array<{ rule: string }>;
+  let accepted = 0;
+  fc.assert(
+    fc.property(
+      fc.record({
+        SCMRepoURL: maybe(url),
+        SCMBranch: maybe(edgy),
+        SCMSecret: maybe(fc.constantFrom("s", "t")),
+        subContext: maybe(edgy),
+        imageDestination: maybe(image),
+        source: maybe(fc.record({ git: maybe(fc.record({ url: maybe(url), revision: maybe(edgy), cloneSecret: maybe(fc.constantFrom("s", "t")) })), contextDir: maybe(edgy) })),
+        build: maybe(fc.record({ dockerfile: maybe(edgy) })),
+        output: maybe(fc.record({ image: maybe(image) })),
+      }),
+      (raw) => {
+        const spec = JSON.parse(JSON.stringify(raw));
+        const problems = ciBuildController.admission!.validate({ apiVersion: "cicd.cicd.com/v1alpha1", kind: "CIBuild", metadata: { name: "p" }, spec });
+        if (problems.length) return;
+        accepted++;
+        for (const r of rules) assert.equal(env.evaluate(r.rule, spec), true, `${r.rule} rejects hook-valid ${JSON.stringify(spec)}`);
+      },
+    ),
+    { numRuns: 2000 },
+  );
+  assert.ok(accepted > 20, `only ${accepted} hook-valid specs generated`);
+});
+
+test("property: CEL never rejects a CronJob spec the hook accepts", () => {
+  const env = celEnvironmentForSchema(cronJobSpec);
+  const rules = cronJobSpec["x-kubernetes-validations"] as Array<{ rule: string }>;
+  let accepted = 0;
+  fc.assert(
+    fc.property(
+      fc.record({
+        schedule: fc.constantFrom("* * * * *", "@hourly", "TZ=UTC 0 * * * *", " CRON_TZ=UTC 0 * * * *", "0 0 * * 1-5"),
+        timeZone: maybe(fc.oneof(fc.constantFrom("UTC", "Europe/Berlin", "local", "LOCAL", "America/Argentina/Buenos_Aires", "Etc/GMT+5", "../x", "-x", ""), edgy)),
+        startingDeadlineSeconds: maybe(fc.integer({ min: -3, max: 3 })),
+        successfulJobsHistoryLimit: maybe(fc.integer({ min: -3, max: 3 })),
+        failedJobsHistoryLimit: maybe(fc.integer({ min: -3, max: 3 })),
+      }),
+      (raw) => {
+        const spec = { ...JSON.parse(JSON.stringify(raw)), jobTemplate };
+        const problems = cronJobController.admission!.validate({ apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "p" }, spec });
+        if (problems.length) return;
+        accepted++;
+        for (const r of rules) assert.equal(env.evaluate(r.rule, spec), true, `${r.rule} rejects hook-valid ${JSON.stringify(spec)}`);
+      },
+    ),
+    { numRuns: 1000 },
+  );
+  assert.ok(accepted > 20, `only ${accepted} hook-valid specs generated`);
 });
