@@ -78,7 +78,8 @@ export async function runExplain(argv: string[], deps: ExplainDeps): Promise<Exp
     if (values.kubeconfig !== undefined) readerOpts.kubeconfig = values.kubeconfig;
     if (values.context !== undefined) readerOpts.context = values.context;
     const reader = await (deps.loadReader ?? loadKubeReader)(readerOpts);
-    const namespace = values.namespace ?? "default";
+    // As kubectl: -n, else the kubeconfig context's namespace, else "default".
+    const namespace = values.namespace ?? reader.namespace ?? "default";
     const gathered = await gatherHookRequest(configured.def, reader, namespace, name, configured.options);
     if (!gathered) return fail(`${configured.def.kind} ${namespace}/${name} not found on ${reader.server}`);
     const result = runHook(configured.def, gathered.request.finalizing ? "finalize" : "sync", gathered.request, now, configured.options);

@@ -23,6 +23,8 @@ export interface KubeReader {
   get(path: string, query?: Record<string, string>): Promise<unknown>;
   /** The API server URL, for messages. */
   server: string;
+  /** The kubeconfig context's namespace (what kubectl uses without `-n`), if it names one. */
+  namespace?: string;
 }
 
 /** Where to find the kubeconfig. */
@@ -57,8 +59,10 @@ export async function loadKubeReader(options: KubeconfigOptions = {}): Promise<K
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error(`kubeconfig has no cluster for context ${JSON.stringify(kc.getCurrentContext())}`);
   const server = cluster.server.replace(/\/+$/, "");
+  const namespace = kc.getContextObject(kc.getCurrentContext())?.namespace || undefined;
   return {
     server,
+    ...(namespace ? { namespace } : {}),
     async get(path, query) {
       const url = new URL(server + path);
       for (const [k, v] of Object.entries(query ?? {})) url.searchParams.set(k, v);

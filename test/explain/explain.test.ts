@@ -80,6 +80,14 @@ test("explain reads parent, children and related objects and prints what the hoo
   assert.ok(api.requests.includes("/api/v1/namespaces/team/pods?labelSelector=example.com%2Fwidget%3Dw"));
 });
 
+test("without -n, explain uses the kubeconfig context's namespace, as kubectl does", async () => {
+  const out = await runExplain(["widget", "w", "--kubeconfig", api.writeKubeconfig("team")], { env: {}, clock: () => NOW, controllers });
+  assert.equal(out.exitCode, 0, out.stderr);
+  assert.match(out.stdout, /^Widget team\/w /);
+  const other = await runExplain(["widget", "w", "--kubeconfig", api.writeKubeconfig("elsewhere")], { env: {}, clock: () => NOW, controllers });
+  assert.match(other.stderr, /Widget elsewhere\/w not found/);
+});
+
 test("explain -o json prints the raw hook response (unknown spec fields and related objects reach the hook)", async () => {
   const out = await runExplain(["widget", "w", "-n", "team", "-o", "json", "--kubeconfig", kubeconfig], { env: {}, clock: () => NOW, controllers });
   assert.equal(out.exitCode, 0, out.stderr);

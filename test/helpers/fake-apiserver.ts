@@ -48,7 +48,7 @@ export interface FakeApiServer {
   /** Paths requested, with query strings, in order. */
   requests: string[];
   /** Writes a kubeconfig for this server (token auth) and returns its path. */
-  writeKubeconfig(): string;
+  writeKubeconfig(namespace?: string): string;
   close(): Promise<void>;
 }
 
@@ -94,7 +94,7 @@ export async function startFakeApiServer(objects: StoredObject[]): Promise<FakeA
   return {
     url,
     requests,
-    writeKubeconfig() {
+    writeKubeconfig(namespace = "default") {
       const dir = mkdtempSync(join(tmpdir(), "metahooks-kubeconfig-"));
       dirs.push(dir);
       const file = join(dir, "config");
@@ -114,7 +114,7 @@ export async function startFakeApiServer(objects: StoredObject[]): Promise<FakeA
           `    token: ${TEST_TOKEN}`,
           "contexts:",
           "- name: fake",
-          "  context: {cluster: fake, user: tester, namespace: default}",
+          `  context: {cluster: fake, user: tester, namespace: ${namespace}}`,
           "current-context: fake",
           "",
         ].join("\n"),
