@@ -148,16 +148,25 @@ test("the seed samples pass every CEL rule of their CRD (they must apply unchang
   assert.ok(checked >= 5, `checked ${checked} samples`);
 });
 
-/** Short strings over an alphabet that hits every rule's edge: separators, dots, `@`, `:`, `/`. */
+/**
+ * Short strings over an alphabet that hits every rule's edge (separators, dots, `@`, `:`, `/`),
+ * weighted towards values the hook accepts so that enough generated specs are hook-valid.
+ */
 const edgy = fc.oneof(
-  fc.constantFrom("", ".", "..", "a/..", "../a", "/abs", "a/b", "Dockerfile", "a..b", "main", "app"),
-  fc.stringMatching(/^[a-z./@:-]{0,8}$/),
+  { arbitrary: fc.constantFrom("main", "app", "a/b", "Dockerfile", "a..b", "v1.2.3"), weight: 4 },
+  { arbitrary: fc.constantFrom("", ".", "..", "a/..", "../a", "/abs"), weight: 1 },
+  { arbitrary: fc.stringMatching(/^[a-z./@:-]{0,8}$/), weight: 1 },
 );
 const url = fc.oneof(
-  fc.constantFrom("https://git.example.com/a.git", "git@github.com:o/r.git", "ssh://git@h:22/r.git", "https://u:p@h/r.git", "https://h/r.git"),
-  edgy.map((s) => `https://h/${s}`),
+  { arbitrary: fc.constantFrom("https://git.example.com/a.git", "https://h/r.git"), weight: 4 },
+  { arbitrary: fc.constantFrom("git@github.com:o/r.git", "ssh://git@h:22/r.git", "https://u:p@h/r.git"), weight: 1 },
+  { arbitrary: edgy.map((s) => `https://h/${s}`), weight: 1 },
 );
-const image = fc.oneof(fc.constantFrom("r.example.com/a:1", "kind-registry:5000/a", "r/a@sha256:00"), edgy.map((s) => `r.example.com/${s}`));
+const image = fc.oneof(
+  { arbitrary: fc.constantFrom("r.example.com/a:1", "kind-registry:5000/a"), weight: 4 },
+  { arbitrary: fc.constantFrom("r/a@sha256:00"), weight: 1 },
+  { arbitrary: edgy.map((s) => `r.example.com/${s}`), weight: 1 },
+);
 const maybe = <T>(a: fc.Arbitrary<T>) => fc.option(a, { nil: undefined });
 
 test("property: CEL never rejects a CIBuild spec the hook accepts", () => {
@@ -184,9 +193,10 @@ test("property: CEL never rejects a CIBuild spec the hook accepts", () => {
         for (const r of rules) assert.equal(env.evaluate(r.rule, spec), true, `${r.rule} rejects hook-valid ${JSON.stringify(spec)}`);
       },
     ),
-    { numRuns: 2000 },
+    { numRuns: 3000 },
   );
-  assert.ok(accepted > 20, `only ${accepted} hook-valid specs generated`);
+  // About 5% of the generated specs are hook-valid (conflicting twins are common); 40 is ~10σ below.
+  assert.ok(accepted >= 40, `only ${accepted} hook-valid specs generated`);
 });
 
 test("property: CEL never rejects a CronJob spec the hook accepts", () => {
