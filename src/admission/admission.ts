@@ -23,6 +23,9 @@ export const REASON_INVALID = "Invalid";
 /** `status.code` of a denial: what the apiserver answers for an invalid object. */
 export const CODE_INVALID = 422;
 
+/** At most this many warnings per answer (kubectl prints each on its own line). */
+const MAX_WARNINGS = 5;
+
 /** Why a request was let through unchecked (for logs); `undefined` when it must be checked. */
 export type SkipReason = "Delete" | "Connect" | "Subresource" | "OtherKind" | "Deleting";
 
@@ -143,14 +146,25 @@ export function validateAdmission(def: ControllerDefinition<any>, body: unknown)
   const object = requireObject(request);
   const oldObject = request.operation === "UPDATE" ? (request.oldObject ?? undefined) : undefined;
   let problems = callValidate(def, object, oldObject);
+  let forgiven: SpecProblem[] = [];
   if (oldObject && problems.length) {
     const existing = new Set(callValidate(def, oldObject).map(problemKey));
+    forgiven = problems.filter((p) => existing.has(problemKey(p)));
     problems = problems.filter((p) => !existing.has(problemKey(p)));
   }
   const outcome: AdmissionOutcome = { review: allow(request), decision: "allowed" };
   const key = objectKey(request);
   if (key) outcome.object = key;
-  if (problems.length === 0) return outcome;
+  if (problems.length === 0) {
+    // Let through, but say so: kubectl prints warnings, and the object still will not run.
+    if (forgiven.length) {
+      outcome.review.response.warnings = forgiven
+        .slice(0, MAX_WARNINGS)
+        .map((p) => `${p.field}: ${p.message} (${p.reason}; the stored object already had this problem)`.slice(0, 512));
+      outcome.decision = `allowed with ${forgiven.length} existing problem(s)`;
+    }
+    return outcome;
+  }
   const name = object.metadata.name || request.name || "";
   const group = request.kind.group;
   outcome.review.response = {

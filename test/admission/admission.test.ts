@@ -80,6 +80,10 @@ test("validate: updates are checked, but problems the stored object already had 
     widgetReview("UPDATE", widget({ schedule: "" }, "w", { finalizers: ["metacontroller.io/x"] }), stillBad),
   );
   assert.equal(finalizer.review.response.allowed, true);
+  assert.deepEqual(finalizer.review.response.warnings, [
+    "spec.schedule: must not be empty (InvalidSchedule; the stored object already had this problem)",
+  ]);
+  assert.equal(finalizer.decision, "allowed with 1 existing problem(s)");
   // A new problem is denied, and the old object is handed to validate (TZ= kept from before is fine).
   const newProblem = validateAdmission(
     widgetController,
