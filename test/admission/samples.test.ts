@@ -106,3 +106,39 @@ test("defaulting a CronJob writes concurrencyPolicy, suspend, history limits and
     "/spec/timeZone": "UTC",
   });
 });
+
+/**
+ * The kinds' golden fixtures for invalid specs (every CIBuild reason of cibuild-api.md §7.7, the
+ * CronJob's invalid schedule, zone, TZ= prefix and fields): the webhook denies each one, and its
+ * first cause is the reason the sync hook reports in status.
+ */
+test("the webhook denies every invalid-spec fixture with the reason the sync hook reports", async () => {
+  const cases: Array<{ kind: string; dir: string; condition: string }> = [
+    { kind: "cibuild", dir: "test/fixtures/cibuild", condition: "SpecValid" },
+    { kind: "cronjob", dir: "test/fixtures/cronjob", condition: "Ready" },
+  ];
+  const seen = new Set<string>();
+  for (const { kind, dir, condition } of cases) {
+    for (const name of readdirSync(dir).filter((n) => n.startsWith("invalid-"))) {
+      const fixture = JSON.parse(readFileSync(join(dir, name, "request.json"), "utf8"));
+      const expected = JSON.parse(readFileSync(join(dir, name, "response.json"), "utf8"));
+      const reason = expected.status.conditions.find((c: any) => c.type === condition && c.status === "False")?.reason;
+      assert.ok(reason, `${name}: no ${condition}=False in the fixture`);
+      const { metadata } = fixture.parent;
+      const object = { ...fixture.parent, metadata: { name: metadata.name, namespace: metadata.namespace } };
+      const res = await request(app()).post(`/validate/${kind}`).send(review(object)).expect(200);
+      const r = AdmissionReviewResponseSchema.parse(res.body).response;
+      assert.equal(r.allowed, false, `${kind}/${name} should be denied`);
+      assert.equal(r.status?.details?.causes[0]?.reason, reason, `${kind}/${name}: ${r.status?.message}`);
+      assert.match(r.status!.message, new RegExp(`\\(${reason}\\)`));
+      seen.add(reason);
+    }
+  }
+  for (const reason of [
+    "ConflictingFields", "MissingRepoURL", "InvalidGitURL", "CredentialsInURL", "MissingCloneSecret", "InvalidRevision",
+    "MissingImageDestination", "InvalidImageReference", "InvalidContextDir", "InvalidDockerfilePath", "InvalidBuildArg",
+    "InvalidTimeout", "UnsupportedStrategy", "InvalidSchedule", "InvalidTimeZone",
+  ]) {
+    assert.ok(seen.has(reason), `no invalid fixture covers ${reason}`);
+  }
+});
