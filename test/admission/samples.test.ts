@@ -142,3 +142,19 @@ test("the webhook denies every invalid-spec fixture with the reason the sync hoo
     assert.ok(seen.has(reason), `no invalid fixture covers ${reason}`);
   }
 });
+
+test("a CIBuild update that switches from legacy to structured fields into a conflict is denied", async () => {
+  const sample = parse(readFileSync(join(SAMPLES, "cibuild", "cibuild-go.yaml"), "utf8"));
+  const stored = { ...sample, metadata: { ...sample.metadata, namespace: "default" } };
+  const conflicting = { ...stored, spec: { ...stored.spec, source: { git: { url: "https://github.com/example/other.git" } } } };
+  const res = await request(app()).post("/validate/cibuild").send(review(conflicting, "UPDATE", stored)).expect(200);
+  const r = AdmissionReviewResponseSchema.parse(res.body).response;
+  assert.equal(r.allowed, false);
+  assert.equal(r.status?.details?.causes[0]?.reason, "ConflictingFields");
+  assert.match(r.status!.message, /spec\.source\.git\.url: spec\.SCMRepoURL and spec\.source\.git\.url are both set and differ.*\(ConflictingFields\)/);
+  // Moving the value over in one update is fine.
+  const { SCMRepoURL, ...rest } = stored.spec;
+  const moved = { ...stored, spec: { ...rest, source: { git: { url: SCMRepoURL } } } };
+  const ok = await request(app()).post("/validate/cibuild").send(review(moved, "UPDATE", stored)).expect(200);
+  assert.equal(ok.body.response.allowed, true, JSON.stringify(ok.body.response.status));
+});
