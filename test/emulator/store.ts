@@ -9,7 +9,6 @@
  *
  * @packageDocumentation
  */
-import { isDeepStrictEqual } from "node:util";
 import { formatTime } from "../../src/kube/time.ts";
 
 /** A Kubernetes object as stored (free-form JSON). */
@@ -63,9 +62,20 @@ export function clone<T>(value: T): T {
   return value === undefined ? value : (JSON.parse(JSON.stringify(value)) as T);
 }
 
-/** JSON deep equality (undefined-valued keys count as absent). */
+/** JSON deep equality (undefined-valued keys count as absent, as they do on the wire). */
 export function jsonEqual(a: unknown, b: unknown): boolean {
-  return isDeepStrictEqual(clone(a), clone(b));
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => jsonEqual(v, bb[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && jsonEqual(ra[k], rb[k]));
 }
 
 /** Metadata fields only the server sets; a client write never changes them. */
@@ -138,6 +148,7 @@ export class Store {
 
   /**
    * Creates an object: the server sets uid, resourceVersion, generation 1 and creationTimestamp.
+   * The result is the stored object: read-only.
    * @throws ApiError 409 AlreadyExists
    */
   create(input: Obj): Obj {
@@ -153,7 +164,7 @@ export class Store {
     applyServerDefaults(obj);
     this.#objects.set(key, obj);
     this.#emit({ type: "ADDED", object: obj });
-    return clone(obj);
+    return obj;
   }
 
   /**
@@ -161,9 +172,15 @@ export class Store {
    * mismatch). The main resource keeps the live `.status`; the status subresource keeps
    * everything but `.status`. `generation` is bumped only when `spec` changes. Removing the last
    * finalizer of an object being deleted removes it.
+   * The result is the stored object: read-only.
    * @throws ApiError 404, 409 Conflict, 422 on an immutable field change
    */
   update(input: Obj, options: UpdateOptions = {}): Obj {
+    return this.#update(clone(input), options);
+  }
+
+  /** {@link update} for an input the store may keep (a fresh copy nobody else holds). */
+  #update(input: Obj, options: UpdateOptions): Obj {
     const ref = refOf(input);
     const key = storeKey(ref);
     const live = this.#objects.get(key);
@@ -172,18 +189,20 @@ export class Store {
     if (rv !== undefined && rv !== live.metadata.resourceVersion) {
       throw new ApiError(409, "Conflict", `${key}: resourceVersion ${rv} is stale (live ${live.metadata.resourceVersion})`);
     }
+    // Stored objects are immutable, so the new version may share unchanged parts with the old one.
     let next: Obj;
     if (options.subresource === "status") {
-      next = { ...clone(live), status: clone(input.status) };
+      next = { ...live, metadata: { ...live.metadata }, status: input.status };
       if (next.status === undefined) delete next.status;
     } else {
-      next = clone(input);
+      next = input;
+      next.metadata = { ...next.metadata };
       for (const f of SERVER_METADATA) {
         if (live.metadata[f] === undefined) delete next.metadata[f];
-        else next.metadata[f] = clone(live.metadata[f]);
+        else next.metadata[f] = live.metadata[f];
       }
       if (live.status === undefined) delete next.status;
-      else next.status = clone(live.status);
+      else next.status = live.status;
       checkImmutable(live, next);
       if (live.metadata.deletionTimestamp) {
         // The API server refuses new finalizers on an object that is being deleted.
@@ -191,26 +210,29 @@ export class Store {
         if (added.length) throw new ApiError(422, "Invalid", `${key}: cannot add finalizers while deleting`);
       }
     }
-    if (jsonEqual(live, next)) return clone(live);
+    if (jsonEqual(live, next)) return live;
     if (!jsonEqual(live.spec, next.spec)) next.metadata.generation = live.metadata.generation + 1;
     next.metadata.resourceVersion = String(++this.#rv);
     if (Array.isArray(next.metadata.finalizers) && next.metadata.finalizers.length === 0) delete next.metadata.finalizers;
     if (next.metadata.deletionTimestamp && !next.metadata.finalizers?.length) {
       this.#remove(key, next);
-      return clone(next);
+      return next;
     }
     this.#objects.set(key, next);
     this.#emit({ type: "MODIFIED", object: next, old: live });
-    return clone(next);
+    return next;
   }
 
-  /** Read-modify-write without a resourceVersion precondition (like a merge PATCH). */
+  /**
+   * Read-modify-write without a resourceVersion precondition (like a merge PATCH). `mutate` gets
+   * a private copy. The result is the stored object: read-only.
+   */
   patch(ref: ObjectRef, mutate: (obj: Obj) => void, options: UpdateOptions = {}): Obj {
     const live = this.get(ref);
     if (!live) throw new ApiError(404, "NotFound", `${storeKey(ref)} not found`);
     mutate(live);
     delete live.metadata.resourceVersion;
-    return this.update(live, options);
+    return this.#update(live, options);
   }
 
   /**

@@ -91,7 +91,7 @@ export class World {
   }
 
   #live(o: Obj): Obj | undefined {
-    const live = this.#store.get(refOf(o));
+    const live = this.#store.peek(refOf(o));
     return live && live.metadata.uid === o.metadata.uid ? live : undefined;
   }
 
