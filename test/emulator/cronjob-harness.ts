@@ -181,3 +181,57 @@ export async function startCronJobRun(options: CronJobRunOptions): Promise<CronJ
   const created = emu.apply(cronJob);
   return new CronJobRun(emu, server, controller, created, options.faults !== undefined);
 }
+
+/** Five minutes in milliseconds. */
+export const FIVE_MINUTES = 5 * 60 * 1000;
+
+/** A Job plan drawing random run times (5 s to 12 min) and a 15 % failure rate from `rng`. */
+export function randomJobs(rng: () => number): (job: Obj) => JobPlan {
+  return () => ({ startAfterSeconds: 0, runSeconds: 5 + Math.floor(rng() * 715), outcome: rng() < 0.15 ? "Failed" : "Complete" });
+}
+
+/** Result of {@link runWeek}. */
+export interface WeekResult {
+  run: CronJobRun;
+  start: number;
+  end: number;
+  /** Most sync passes seen in any five-minute window. */
+  maxPassesPerSlot: number;
+  /** Sync passes whose `resyncAfterSeconds` would wake the loop after the next slot (+1 s). */
+  lateWakeups: string[];
+}
+
+/**
+ * A week of `*\/5 * * * *` under one concurrency policy with random Job lengths; records the
+ * invariants (see {@link CronJobRun}), passes per slot, and whether every successful pass asked to
+ * be woken by the next slot.
+ */
+export async function runWeek(policy: "Allow" | "Forbid" | "Replace", seed: number, rng: () => number, days = 7): Promise<WeekResult> {
+  const start = Date.parse("2026-06-01T00:00:00Z");
+  const run = await startCronJobRun({
+    start: new Date(start),
+    spec: { schedule: "*/5 * * * *", concurrencyPolicy: policy, ...(policy === "Forbid" ? { startingDeadlineSeconds: undefined } : {}) },
+    jobPlan: randomJobs(rng),
+  });
+  const lateWakeups: string[] = [];
+  run.emu.syncListeners.push((r) => {
+    const resync = r.response?.resyncAfterSeconds;
+    if (!r.ok || typeof resync !== "number") return;
+    const nextSlot = (Math.floor(r.at / FIVE_MINUTES) + 1) * FIVE_MINUTES;
+    if (r.at + resync * 1000 > nextSlot + 1000) lateWakeups.push(`${new Date(r.at).toISOString()} +${resync}s (seed ${seed})`);
+  });
+  const end = start + days * 86_400_000;
+  await run.emu.runUntil(end);
+  let maxPassesPerSlot = 0;
+  for (let t = start; t < end; t += FIVE_MINUTES) maxPassesPerSlot = Math.max(maxPassesPerSlot, run.passesBetween(t, t + FIVE_MINUTES).length);
+  return { run, start, end, maxPassesPerSlot, lateWakeups };
+}
+
+/**
+ * Simulated days for a long scenario: `METAHOOKS_EMULATOR_DAYS` when set (e.g. 7 to run every
+ * policy for a full week), else the file's default (chosen to keep `npm test` under a minute).
+ */
+export function scenarioDays(fallback: number): number {
+  const env = Number(process.env.METAHOOKS_EMULATOR_DAYS);
+  return Number.isFinite(env) && env > 0 ? env : fallback;
+}

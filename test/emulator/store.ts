@@ -136,9 +136,10 @@ export class Store {
    */
   list(apiVersion: string, kind: string, namespace?: string, from: Map<string, Obj> = this.#objects): Obj[] {
     const prefix = `${groupOf(apiVersion)}/${kind}/${namespace === undefined ? "" : `${namespace}/`}`;
-    const out: Obj[] = [];
-    for (const [key, obj] of from) if (key.startsWith(prefix)) out.push(obj);
-    return out.sort((a, b) => (storeKey(refOf(a)) < storeKey(refOf(b)) ? -1 : 1));
+    const hits: Array<[string, Obj]> = [];
+    for (const entry of from) if (entry[0].startsWith(prefix)) hits.push(entry);
+    hits.sort((a, b) => (a[0] < b[0] ? -1 : 1));
+    return hits.map((e) => e[1]);
   }
 
   /** Every object (read-only), e.g. for invariant checks. */

@@ -23,7 +23,7 @@ export interface ContainerFailure {
 
 /** How one Job runs. Times in seconds of simulated time. */
 export interface JobPlan {
-  /** Delay from creation to the Pod running. @default 1 */
+  /** Delay from creation to the Pod running; 0 = at once, in the creating API round. @default 1 */
   startAfterSeconds?: number;
   /** Run time once started. @default 30 */
   runSeconds?: number;
@@ -99,7 +99,7 @@ export class World {
     if (job.spec?.suspend) return;
     const plan = { startAfterSeconds: 1, runSeconds: 30, outcome: "Complete" as const, ...(this.#opts.jobPlan?.(job) ?? {}) };
     const name = `Job ${job.metadata.namespace}/${job.metadata.name}`;
-    this.#scheduler.after(plan.startAfterSeconds * 1000, `start ${name}`, () => {
+    const start = () => {
       const live = this.#live(job);
       if (!live || live.metadata.deletionTimestamp || live.status?.conditions?.length) return;
       const now = formatTime(this.#scheduler.date());
@@ -107,7 +107,11 @@ export class World {
       this.#store.patch(refOf(live), (j) => (j.status = { active: 1, ready: 1, startTime: now, uncountedTerminatedPods: {} }), { subresource: "status" });
       this.#emit("job-started", name);
       this.#scheduler.after(plan.runSeconds * 1000, `finish ${name}`, () => this.#finishJob(job, plan.outcome, plan.failure));
-    });
+    };
+    // 0 s: the Job controller reacts within the same API round (its writes coalesce with the
+    // creating sync's own re-sync); otherwise a separate timer.
+    if (plan.startAfterSeconds <= 0) start();
+    else this.#scheduler.after(plan.startAfterSeconds * 1000, `start ${name}`, start);
   }
 
   #podName(job: Obj): string {
