@@ -82,6 +82,6 @@ test("CIBuild under random events and faults: never an unbuilt image, never a de
         await run.server.stop();
       }
     }),
-    { numRuns: 25, seed: 20261129 },
+    { numRuns: 12, seed: 20261129, endOnFailure: true },
   );
 });

@@ -124,6 +124,22 @@ test("CronJob DST: an hourly schedule follows elapsed time across both transitio
   }
 });
 
+test("CronJob Replace: a failed delete of the replaced Job is retried on the next pass", {
+  ...opts,
+  todo: "known hook bug: once the new slot's Job exists the hook answers UpToDate and keeps the old running Job (src/controllers/cronjob/sync.ts decideSlot); under Replace it should leave out every running Job older than the newest slot",
+}, async () => {
+  const faults = { rng: () => 0.5, childWriteErrorRate: 0 };
+  await withRun({ start: new Date(T("2026-06-01T00:00:00Z")), spec: { schedule: "*/5 * * * *", concurrencyPolicy: "Replace" }, jobPlan: () => ({ startAfterSeconds: 0, runSeconds: 480 }), faults }, async (run) => {
+    await run.emu.runUntil(T("2026-06-01T00:09:59Z"));
+    assert.equal(run.activeJobs().length, 1);
+    let first = true;
+    faults.childWriteErrorRate = 1;
+    faults.rng = () => (first ? ((first = false), 0) : 1); // only the first child write (the delete) fails
+    await run.emu.runUntil(T("2026-06-01T00:10:05Z"));
+    assert.deepEqual(run.activeJobs().map((j) => j.metadata.name), ["hello-29671210"], "the 00:05 Job is gone, the 00:10 Job runs");
+  });
+});
+
 test("CronJob: deletion with a finalize hook removes every Job, then the CronJob", opts, async () => {
   await withRun({ start: new Date(T("2026-06-01T00:00:00Z")), spec: { schedule: "*/5 * * * *" }, jobPlan: () => ({ startAfterSeconds: 0, runSeconds: 400 }) }, async (run) => {
     await run.emu.runUntil(T("2026-06-01T00:31:00Z"));
