@@ -543,10 +543,11 @@ export class CompositeControllerEmulator {
         }
         continue;
       }
-      // c. update per strategy
-      const { merged, changed } = applyUpdate(o, d);
-      if (!changed || o.metadata.deletionTimestamp) continue;
+      // c. update per strategy (OnDelete never acts on the merge result, so skip computing it)
       const method = this.#childRule(o)?.method ?? "OnDelete";
+      if (method === "OnDelete" || o.metadata.deletionTimestamp) continue;
+      const { merged, changed } = applyUpdate(o, d);
+      if (!changed) continue;
       try {
         if (method === "Recreate") {
           this.#write(record, "delete", describe(o), true, () => store.delete(refOf(o), { uid: o.metadata.uid }));

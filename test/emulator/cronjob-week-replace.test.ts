@@ -4,7 +4,7 @@ import { cronJobUnavailable, FIVE_MINUTES, runWeek, scenarioDays } from "./cronj
 import { seededRandom } from "./random.ts";
 
 const unavailable = cronJobUnavailable();
-const days = scenarioDays(2);
+const days = scenarioDays(1);
 
 test(`CronJob emulated ${days} days, */5 with Replace: a running Job is replaced (deleted with its Pod), every slot runs once on time`, { skip: unavailable }, async () => {
   const seed = 13;

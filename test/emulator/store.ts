@@ -229,8 +229,10 @@ export class Store {
    * a private copy. The result is the stored object: read-only.
    */
   patch(ref: ObjectRef, mutate: (obj: Obj) => void, options: UpdateOptions = {}): Obj {
-    const live = this.get(ref);
-    if (!live) throw new ApiError(404, "NotFound", `${storeKey(ref)} not found`);
+    const stored = this.#objects.get(storeKey(ref));
+    if (!stored) throw new ApiError(404, "NotFound", `${storeKey(ref)} not found`);
+    // A status write only keeps `.status` of the copy, so only that needs a deep copy.
+    const live = options.subresource === "status" ? { ...stored, metadata: { ...stored.metadata }, status: clone(stored.status) } : clone(stored);
     mutate(live);
     delete live.metadata.resourceVersion;
     return this.#update(live, options);
