@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { runHookCommand, parseNow } from "./cli/hook-command.ts";
 import { serve } from "./server.ts";
 import { controllers } from "./controllers/registry.ts";
+import { CIBUILD_IMAGE_ENV, DEFAULT_CIBUILD_OPTIONS } from "./controllers/cibuild/options.ts";
 
 const HELP = `metahooks — Metacontroller hooks for CronJob and CIBuild
 
@@ -28,6 +29,8 @@ The hook commands print exactly what the HTTP route would answer and exit 0; whe
 answer an error they print the same JSON error on stderr and exit 1.
 
 Environment (serve): PORT (8080), HOST (0.0.0.0), LOG_LEVEL (info), BODY_LIMIT_BYTES (8388608).
+Environment (cibuild build images; serve and the hook commands; pinned tag or digest required):
+${(Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof typeof CIBUILD_IMAGE_ENV>).map((k) => `  ${CIBUILD_IMAGE_ENV[k].padEnd(15)} ${DEFAULT_CIBUILD_OPTIONS[k]}`).join("\n")}
 `;
 
 async function main(argv: string[]): Promise<number> {
