@@ -217,3 +217,48 @@ test("faults: stale cache and lost write responses still converge with determini
     await server.close();
   }
 });
+
+test("parentResource.labelSelector: a non-matching parent without the finalizer is ignored; with a finalize hook it is finalized", async () => {
+  const cc = toyController({ finalize: true });
+  cc.spec.parentResource.labelSelector = { matchLabels: { managed: "yes" } };
+  await using t = await setup(goodHook, cc);
+  const ignored = t.emu.apply(widget("ignored"));
+  const w = t.emu.apply({ ...widget("w"), metadata: { name: "w", namespace: "default", labels: { managed: "yes" } } });
+  await t.emu.settle();
+  assert.equal(t.emu.get(ignored)!.status, undefined);
+  assert.ok(t.emu.get(t.cmRef("w-cm")));
+  const live = t.emu.get(w)!;
+  t.emu.apply({ ...live, metadata: { ...live.metadata, labels: { managed: "no" } } });
+  await t.emu.settle();
+  assert.equal(t.emu.get(t.cmRef("w-cm")), undefined, "finalize hook ran and its (empty) children were applied");
+  assert.ok(!t.emu.get(w)!.metadata.finalizers, "finalized: the finalizer is gone, the parent stays");
+});
+
+test("ignoreStatusChanges drops status-only parent updates; finalized:true in a plain sync makes a finalizer write loop", async () => {
+  const cc = toyController();
+  cc.spec.parentResource.ignoreStatusChanges = true;
+  await using t = await setup(goodHook, cc);
+  const w = t.emu.apply(widget("w"));
+  await t.emu.settle();
+  const ref = { apiVersion: "example.com/v1", kind: "Widget", namespace: "default", name: "w" };
+  t.emu.store.patch(ref, (o) => (o.status = { someone: "else" }), { subresource: "status" });
+  assert.equal(await t.emu.settle(), 0, "a status-only update does not trigger a sync");
+  t.emu.store.patch(ref, (o) => (o.metadata.labels = { x: "y" }));
+  assert.equal(await t.emu.settle(), 1, "a label change does");
+  assert.equal(t.emu.get(w)!.status.size, 1);
+
+  await using loop = await setup((path, body) => ({ body: { ...(goodHook(path, body).body as Obj), finalized: true } }), toyController({ finalize: true }));
+  loop.emu.apply(widget("w"));
+  await assert.rejects(loop.emu.settle(30), /no fixed point/);
+});
+
+test("Metacontroller stopped: events and timers are dropped; on start every parent is synced", async () => {
+  await using t = await setup(goodHook);
+  t.controller.stop();
+  t.emu.apply(widget("w"));
+  await t.emu.runFor(10);
+  assert.equal(t.controller.records.length, 0);
+  t.controller.start();
+  await t.emu.settle();
+  assert.ok(t.emu.get(t.cmRef("w-cm")));
+});
