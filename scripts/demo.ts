@@ -99,7 +99,10 @@ async function cronJobDay(): Promise<void> {
   out(`== 1. CronJob ${cronJob.metadata.name}: schedule "${cronJob.spec.schedule}", concurrencyPolicy ${cronJob.spec.concurrencyPolicy}, one simulated day ==`);
   if (!def) return out("   (the cronjob controller is not registered in this build: skipped)\n");
   const start = Date.parse("2026-06-01T09:00:20Z");
-  const emu = new Emulator({ start: new Date(start), world: { jobPlan: () => ({ startAfterSeconds: 1, runSeconds: 6 }) } });
+  const emu: Emulator = new Emulator({
+    start: new Date(start),
+    world: { jobPlan: () => ({ startAfterSeconds: 1, runSeconds: 6 }), onEvent: (e) => worldListener(e) },
+  });
   const server = HookServer.forControllers(() => emu.scheduler.date());
   await server.start();
   emu.addController(def.compositeController("http://metahooks") as Obj, server.baseUrl);
@@ -111,31 +114,27 @@ async function cronJobDay(): Promise<void> {
   };
   let detailed = true;
   const hourly = { created: 0, deleted: 0, passes: 0, succeeded: 0 };
-  const seen = emu.world.events;
-  const worldListener = (e: WorldEvent) => {
+  function worldListener(e: WorldEvent): void {
     if (e.what === "job-succeeded") hourly.succeeded++;
     if (detailed) row(e.at, worldWords(e), jobSummary(emu, cronJob), status());
-  };
-  // World events (Jobs finishing) happen before the sync they trigger: print them first.
-  const pump = () => {
-    while (seen.length) worldListener(seen.shift()!);
-  };
+  }
   let created = 0;
   emu.syncListeners.push((r) => {
-    pump();
     hourly.passes++;
-    for (const w of describeWrites(r)) {
-      if (w.startsWith("created Job")) created++;
-      if (w.startsWith("created Job")) hourly.created++;
+    const words = describeWrites(r);
+    for (const w of words) {
+      if (w.startsWith("created Job")) {
+        created++;
+        hourly.created++;
+      }
       if (w.startsWith("deleted Job")) hourly.deleted++;
-      if (detailed) row(r.at, `Metacontroller ${w}`, jobSummary(emu, cronJob), status());
     }
+    if (detailed && words.length) row(r.at, `Metacontroller ${words.join("; ")}`, jobSummary(emu, cronJob), status());
   });
   header();
   emu.apply(cronJob);
   row(start, `you: kubectl apply CronJob ${cronJob.metadata.name}`, "no Jobs", "-");
   await emu.runUntil(start + 5 * 60_000 - 20_000);
-  pump();
   detailed = false;
   out(`… from here on, one line per simulated hour …`);
   let t = start + 5 * 60_000 - 20_000;
@@ -143,7 +142,6 @@ async function cronJobDay(): Promise<void> {
     Object.assign(hourly, { created: 0, deleted: 0, passes: 0, succeeded: 0 });
     const next = Math.min(t + 3_600_000, start + 86_400_000);
     await emu.runUntil(next);
-    pump();
     row(next, `hour: ${hourly.created} Jobs created, ${hourly.succeeded} succeeded, ${hourly.deleted} pruned`, jobSummary(emu, cronJob), `${status()} (${hourly.passes} syncs)`);
     t = next;
     if (next >= start + 86_400_000) break;
@@ -160,24 +158,25 @@ async function ciBuildToReady(): Promise<void> {
   if (!def) return out("   (the cibuild controller is not registered in this build: skipped)\n");
   const cr = loadYaml("examples/cibuild/cibuild-go.yaml", "/work/shared/seed-samples/cibuild/cibuild-go.yaml");
   const start = Date.parse("2026-06-01T12:00:00Z");
-  const emu = new Emulator({ start: new Date(start), world: { jobPlan: () => ({ startAfterSeconds: 3, runSeconds: 95 }), deploymentReadySeconds: 20 } });
+  const emu: Emulator = new Emulator({
+    start: new Date(start),
+    world: { jobPlan: () => ({ startAfterSeconds: 3, runSeconds: 95 }), deploymentReadySeconds: 20, onEvent: (e) => row(e.at, worldWords(e), children(), phase()) },
+  });
   const server = HookServer.forControllers(() => emu.scheduler.date());
   await server.start();
   emu.addController(def.compositeController("http://metahooks") as Obj, server.baseUrl);
-  const children = () => {
+  function children(): string {
     const jobs = ownedBy(emu, cr, "batch/v1", "Job").map((j) => `Job ${finishedOf(j)}`);
     const deps = ownedBy(emu, cr, "apps/v1", "Deployment").map((d) => `Deployment ${d.status?.availableReplicas ?? 0}/${d.spec?.replicas ?? 1}`);
     return [...jobs, ...deps].join(", ") || "none";
-  };
-  const phase = () => emu.get(cr)?.status?.phase ?? "-";
+  }
+  function phase(): string {
+    return emu.get(cr)?.status?.phase ?? "-";
+  }
   let lastPhase = "-";
-  const seen = emu.world.events;
   emu.syncListeners.push((r) => {
-    while (seen.length) {
-      const e = seen.shift()!;
-      row(e.at, worldWords(e), children(), phase());
-    }
-    for (const w of describeWrites(r)) row(r.at, `Metacontroller ${w}`, children(), phase());
+    const words = describeWrites(r);
+    if (words.length) row(r.at, `Metacontroller ${words.join("; ")}`, children(), phase());
     if (phase() !== lastPhase) {
       lastPhase = phase();
       const s = emu.get(cr)?.status ?? {};
@@ -204,6 +203,8 @@ out("SIMULATION — not a cluster. Metacontroller's CompositeController loop is 
 out("(test/emulator/) and calls the real metahooks HTTP service on 127.0.0.1; Jobs, Pods and");
 out("Deployments are moved on by a simulated cluster; time is simulated (no waiting).");
 out("To run for real: install Metacontroller and metahooks with Helm (README, \"Install on a cluster\").");
+out("Columns: simulated UTC time; who did what (you / Metacontroller acting on the hook's answer /");
+out("the simulated cluster); the parent's children; the parent's status as last written from the hook.");
 out();
 await cronJobDay();
 await ciBuildToReady();
