@@ -128,9 +128,10 @@ export class CronJobRun {
     const live = this.emu.store.peek(refOf(this.#cronJob));
     if (!live) return;
     const spec = live.spec;
-    // Two active Jobs may exist for a moment when a Replace deletion failed; after any pass that
-    // saw the current state and applied all its writes there must be at most one.
-    if ((spec.concurrencyPolicy === "Forbid" || spec.concurrencyPolicy === "Replace") && r.ok && !r.stale) {
+    // Forbid: never two active Jobs, whatever the faults. Replace: two may exist for a moment when
+    // the deletion of the replaced Job failed; after a pass that saw the current state and applied
+    // all its writes there must be at most one.
+    if (spec.concurrencyPolicy === "Forbid" || (spec.concurrencyPolicy === "Replace" && r.ok && !r.stale)) {
       const active = this.activeJobs();
       if (active.length > 1) this.violations.push(`${when}: ${spec.concurrencyPolicy} with ${active.length} active Jobs: ${active.map((j) => j.metadata.name).join(", ")}`);
     }
