@@ -58,7 +58,11 @@ export class CIBuildRun {
     readonly server: HookServer,
     readonly controller: CompositeControllerEmulator,
   ) {
-    emu.syncListeners.push((r) => this.passes.push(r));
+    emu.syncListeners.push((r) => {
+      this.passes.push(r);
+      const resync = r.response?.resyncAfterSeconds;
+      if (resync !== undefined && !(typeof resync === "number" && resync > 0)) this.violations.push(`${new Date(r.at).toISOString()}: resyncAfterSeconds ${resync}`);
+    });
     emu.store.watch((e) => {
       const o = e.object;
       const owner = controllerRef(o);
