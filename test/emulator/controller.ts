@@ -17,7 +17,10 @@ import { ApiError, clone, groupOf, jsonEqual, refOf, storeKey, type Obj, type Ob
 export interface ControllerFaults {
   /** Random source in [0, 1); pass a seeded one for reproducible runs. */
   rng: () => number;
-  /** A sync reads parent and children as they were at the start of the previous sync. */
+  /**
+   * A sync reads parent and children as they were at the start of the previous sync; the parent
+   * is queued again afterwards (the informer delivering the events it was behind on).
+   */
   staleCacheRate?: number;
   /** The hook answered, but the answer never reached Metacontroller (treated as a timeout). */
   hookResponseLossRate?: number;
@@ -272,6 +275,9 @@ export class CompositeControllerEmulator {
         this.enqueueAfter(key, Math.min(BACKOFF_BASE_MS * 2 ** (n - 1), BACKOFF_MAX_MS));
       }
     } finally {
+      // A stale read is followed by the informer catching up: the events it had not yet delivered
+      // arrive and queue the parent again, so a fresh view always comes eventually.
+      if (record.stale) this.enqueue(key);
       this.#processing.delete(key);
       if (this.#dirty.has(key)) this.#queue.push(key);
     }
