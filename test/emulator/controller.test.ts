@@ -262,3 +262,37 @@ test("Metacontroller stopped: events and timers are dropped; on start every pare
   await t.emu.settle();
   assert.ok(t.emu.get(t.cmRef("w-cm")));
 });
+
+test("InPlace on a Job template change is a 422: sync error with backoff, but the status is still written", async () => {
+  let image = "a";
+  const jobHook = (_path: string, body: Obj): ToyAnswer => ({
+    body: {
+      status: { image },
+      children: [{ apiVersion: "batch/v1", kind: "Job", metadata: { name: `${body.parent.metadata.name}-job` }, spec: { template: { spec: { restartPolicy: "Never", containers: [{ name: "c", image }] } } } }],
+    },
+  });
+  await using t = await setup(jobHook, toyController({ children: [{ apiVersion: "batch/v1", resource: "jobs", updateStrategy: { method: "InPlace" } }] }));
+  const w = t.emu.apply(widget("w"));
+  await t.emu.settle();
+  image = "b";
+  t.emu.apply({ ...w, spec: { size: 2 } });
+  await t.emu.runFor(0.1);
+  const failed = t.controller.records.filter((r) => !r.ok);
+  assert.ok(failed.length >= 3, "retried with backoff");
+  assert.match(failed[0]!.error!, /422 Invalid: .*spec.template: field is immutable/);
+  assert.equal(t.emu.get(w)!.status.image, "b", "status written despite the child error");
+  const job = t.emu.store.list("batch/v1", "Job", "default")[0]!;
+  assert.equal(job.spec.template.spec.containers[0].image, "a");
+});
+
+test("resyncPeriodSeconds re-queues every parent periodically", async () => {
+  const cc = toyController();
+  cc.spec.resyncPeriodSeconds = 60;
+  await using t = await setup(goodHook, cc);
+  t.emu.apply(widget("a"));
+  t.emu.apply(widget("b"));
+  await t.emu.settle();
+  const before = t.controller.records.length;
+  await t.emu.runFor(180);
+  assert.equal(t.controller.records.length - before, 6, "two parents × three periods");
+});
