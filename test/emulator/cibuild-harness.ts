@@ -41,6 +41,8 @@ export interface CIBuildRunOptions {
   start?: Date;
   jobPlan?: (job: Obj) => JobPlan;
   faults?: ControllerFaults;
+  /** Run every hook as `version: v2` (`namespace/name` keys, strict response decoding). */
+  hookVersion?: "v1" | "v2";
   deploymentReadySeconds?: number;
 }
 
@@ -130,7 +132,9 @@ export async function startCIBuildRun(options: CIBuildRunOptions = {}): Promise<
   });
   const server = HookServer.forControllers(() => emu.scheduler.date());
   await server.start();
-  const controller = emu.addController(def.compositeController("http://metahooks.invalid") as Obj, server.baseUrl, options.faults ? { faults: options.faults } : {});
+  const cc = def.compositeController("http://metahooks.invalid") as Obj;
+  if (options.hookVersion) for (const hook of Object.values(cc.spec.hooks as Record<string, Obj>)) hook.version = options.hookVersion;
+  const controller = emu.addController(cc, server.baseUrl, options.faults ? { faults: options.faults } : {});
   return new CIBuildRun(emu, server, controller);
 }
 

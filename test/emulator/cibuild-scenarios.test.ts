@@ -138,3 +138,14 @@ test("CIBuild deletion goes through the finalize hook: children removed, then th
     assert.deepEqual(run.emu.store.list("v1", "Pod", "default"), []);
   });
 });
+
+test("CIBuild with every hook at version v2 (namespace/name keys, strict decoding) reaches Ready the same way", opts, async () => {
+  await withRun({ jobPlan: buildsTake(30), hookVersion: "v2" }, async (run) => {
+    const cr = loadCIBuildSample("go");
+    run.apply(cr);
+    await run.emu.runFor(200);
+    assert.ok(run.passes.every((p) => p.ok), "no strict-decoding error");
+    assert.equal(run.live(cr)!.status.phase, "Ready");
+    assert.ok(Object.keys(run.passes.at(-1)!.request!.related["Pod.v1"] ?? {}).every((k) => k.startsWith("default/")));
+  });
+});

@@ -152,3 +152,16 @@ test("CronJob: deletion with a finalize hook removes every Job, then the CronJob
   });
   void FIVE_MINUTES;
 });
+
+test("CronJob with every hook at version v2 (namespace/name keys, strict decoding): same Jobs, same status", opts, async () => {
+  const runs: string[][] = [];
+  for (const hookVersion of ["v1", "v2"] as const) {
+    await withRun({ start: new Date(T("2026-06-01T00:00:00Z")), spec: { schedule: "*/5 * * * *" }, jobPlan: shortJobs, hookVersion }, async (run) => {
+      await run.emu.runUntil(T("2026-06-01T01:00:00Z"));
+      assert.ok(run.passes.every((p) => p.ok), "no strict-decoding error");
+      if (hookVersion === "v2") assert.ok(Object.keys(run.passes.at(-1)!.request!.children["Job.batch/v1"]).every((k) => k.startsWith("default/")));
+      runs.push(run.created.map((c) => c.name));
+    });
+  }
+  assert.deepEqual(runs[1], runs[0]);
+});

@@ -64,6 +64,8 @@ export interface CronJobRunOptions {
   name?: string;
   jobPlan?: (job: Obj) => JobPlan;
   faults?: ControllerFaults;
+  /** Run every hook as `version: v2` (`namespace/name` keys, strict response decoding). */
+  hookVersion?: "v1" | "v2";
 }
 
 /** A running CronJob scenario. */
@@ -175,7 +177,9 @@ export async function startCronJobRun(options: CronJobRunOptions): Promise<CronJ
   const emu = new Emulator({ start: options.start, world: options.jobPlan ? { jobPlan: options.jobPlan } : {} });
   const server = HookServer.forControllers(() => emu.scheduler.date());
   await server.start();
-  const controller = emu.addController(def.compositeController("http://metahooks.invalid") as Obj, server.baseUrl, options.faults ? { faults: options.faults } : {});
+  const cc = def.compositeController("http://metahooks.invalid") as Obj;
+  if (options.hookVersion) for (const hook of Object.values(cc.spec.hooks as Record<string, Obj>)) hook.version = options.hookVersion;
+  const controller = emu.addController(cc, server.baseUrl, options.faults ? { faults: options.faults } : {});
   const sample = sampleCronJob();
   const cronJob = clone(sample);
   cronJob.metadata = { name: options.name ?? "hello", namespace: "default", labels: sample.metadata.labels };
