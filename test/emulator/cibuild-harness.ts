@@ -2,7 +2,8 @@
  * Runs our real CIBuild hooks (sync, finalize, customize — over HTTP) in the emulator, with build
  * Pods that report commit SHA and digest, and checks the CIBuild invariants on every change:
  * the Deployment is never deleted while its CIBuild lives, never points at an image no build
- * pushed, and no build runs twice for the same inputs.
+ * pushed, and no build runs again for inputs whose build already finished (a build cancelled
+ * before finishing, e.g. by `suspend`, may run again).
  *
  * @packageDocumentation
  */
@@ -54,6 +55,8 @@ export class CIBuildRun {
   readonly builds: Array<{ name: string; hash: string; parentUid: string; at: number }> = [];
   /** Images the Deployments were set to, in order. */
   readonly deployedImages: string[] = [];
+  /** `parentUid/buildHash` of builds that finished (succeeded or failed). */
+  readonly #finished = new Set<string>();
 
   constructor(
     readonly emu: Emulator,
@@ -70,12 +73,14 @@ export class CIBuildRun {
       const owner = controllerRef(o);
       if (owner?.kind !== "CIBuild") return;
       const when = new Date(emu.now()).toISOString();
+      const hashKey = `${owner.uid}/${o.metadata.labels?.[BUILD_HASH_LABEL] ?? ""}`;
       if (o.kind === "Job" && e.type === "ADDED") {
-        const hash = o.metadata.labels?.[BUILD_HASH_LABEL] ?? "";
-        if (this.builds.some((b) => b.hash === hash && b.parentUid === owner.uid)) {
-          this.violations.push(`${when}: build inputs ${hash} built twice (${o.metadata.name})`);
-        }
-        this.builds.push({ name: o.metadata.name, hash, parentUid: owner.uid, at: emu.now() });
+        // A build that was cancelled before it finished may run again; a finished one never.
+        if (this.#finished.has(hashKey)) this.violations.push(`${when}: build inputs ${hashKey} built again after finishing (${o.metadata.name})`);
+        this.builds.push({ name: o.metadata.name, hash: o.metadata.labels?.[BUILD_HASH_LABEL] ?? "", parentUid: owner.uid, at: emu.now() });
+      }
+      if (o.kind === "Job" && e.type === "MODIFIED" && (o.status?.conditions ?? []).some((c: Obj) => (c.type === "Complete" || c.type === "Failed") && c.status === "True")) {
+        this.#finished.add(hashKey);
       }
       if (o.kind === "Deployment") {
         const parent = emu.store.list("cicd.cicd.com/v1alpha1", "CIBuild", o.metadata.namespace).find((p) => p.metadata.uid === owner.uid);

@@ -149,3 +149,54 @@ test("CIBuild with every hook at version v2 (namespace/name keys, strict decodin
     assert.ok(Object.keys(run.passes.at(-1)!.request!.related["Pod.v1"] ?? {}).every((k) => k.startsWith("default/")));
   });
 });
+
+test("CIBuild failed build, then a rebuildToken: a new build runs and the app becomes Ready", opts, async () => {
+  let fail = true;
+  await withRun(
+    { jobPlan: () => (fail ? { startAfterSeconds: 2, runSeconds: 20, outcome: "Failed", failure: { container: "build", message: "error building image: exit status 1" } } : { startAfterSeconds: 2, runSeconds: 40 }) },
+    async (run) => {
+      const cr = loadCIBuildSample("go");
+      run.apply(cr);
+      await run.emu.runFor(120);
+      assert.equal(run.live(cr)!.status.phase, "Failed");
+      assert.equal(condition(run.live(cr), "BuildSucceeded")?.reason, "BuildFailed");
+      fail = false;
+      run.apply({ ...cr, spec: { ...cr.spec, rebuildToken: "retry-1" } });
+      await run.emu.runFor(200);
+      assert.equal(run.live(cr)!.status.phase, "Ready");
+      assert.equal(run.builds.length, 2);
+    },
+  );
+});
+
+test("CIBuild status lost (wiped) while Ready: no rebuild, the Deployment stays, Ready again", opts, async () => {
+  await withRun({ jobPlan: buildsTake(30) }, async (run) => {
+    const cr = loadCIBuildSample("nodejs");
+    run.apply(cr);
+    await run.emu.runFor(200);
+    const dep = run.children(cr, "Deployment")[0]!;
+    run.emu.store.patch({ apiVersion: cr.apiVersion, kind: cr.kind, namespace: "default", name: cr.metadata.name }, (o) => delete o.status, { subresource: "status" });
+    await run.emu.runFor(120);
+    assert.equal(run.live(cr)!.status.phase, "Ready");
+    assert.equal(run.builds.length, 1, "no rebuild");
+    const after = run.children(cr, "Deployment")[0]!;
+    assert.equal(after.metadata.uid, dep.metadata.uid);
+    assert.equal(after.spec.template.spec.containers[0].image, dep.spec.template.spec.containers[0].image, "same image (no rollout to the tag)");
+  });
+});
+
+test("CIBuild suspend during a build cancels it; resume builds again and deploys", opts, async () => {
+  await withRun({ jobPlan: buildsTake(60) }, async (run) => {
+    const cr = loadCIBuildSample("ace");
+    run.apply(cr);
+    await run.emu.runFor(20);
+    run.apply({ ...cr, spec: { ...cr.spec, suspend: true } });
+    await run.emu.runFor(60);
+    assert.equal(run.live(cr)!.status.phase, "Suspended");
+    assert.deepEqual(run.children(cr, "Job").filter((j) => !j.status?.conditions), [], "the running build was cancelled");
+    run.apply({ ...cr, spec: { ...cr.spec, suspend: false } });
+    await run.emu.runFor(200);
+    assert.equal(run.live(cr)!.status.phase, "Ready");
+    assert.equal(run.builds.length, 2, "the cancelled build ran again, once");
+  });
+});
