@@ -29,7 +29,7 @@ const scenario = fc.record({
   events: fc.array(fc.record({ waitSeconds: fc.integer({ min: 1, max: 150 }), action }), { minLength: 1, maxLength: 8 }),
 });
 
-test("CIBuild under random events and faults: never an unbuilt image, never a deleted Deployment, no build twice; converges", { skip: unavailable }, async () => {
+test("CIBuild under random events and faults: never an unbuilt image, never a deleted Deployment, no finished build re-run; converges", { skip: unavailable }, async () => {
   await fc.assert(
     fc.asyncProperty(scenario, async ({ seed, failRate, faults, events }) => {
       const rng = seededRandom(seed);
