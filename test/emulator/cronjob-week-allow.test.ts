@@ -4,7 +4,7 @@ import { cronJobUnavailable, FIVE_MINUTES, runWeek, scenarioDays } from "./cronj
 import { seededRandom } from "./random.ts";
 
 const unavailable = cronJobUnavailable();
-const days = scenarioDays(2);
+const days = scenarioDays(1);
 
 test(`CronJob emulated ${days} days, */5 with Allow: every slot runs once, on time; history limits hold; the loop quiesces`, { skip: unavailable }, async () => {
   const seed = 11;
