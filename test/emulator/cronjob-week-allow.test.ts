@@ -6,7 +6,7 @@ import { seededRandom } from "./random.ts";
 const unavailable = cronJobUnavailable();
 const days = scenarioDays(1);
 
-test(`CronJob emulated ${days} days, */5 with Allow: every slot runs once, on time; history limits hold; the loop quiesces`, { skip: unavailable }, async () => {
+test(`CronJob emulated ${days === 1 ? "day" : `${days} days`}, */5 with Allow: every slot runs once, on time; history limits hold; the loop quiesces`, { skip: unavailable }, async () => {
   const seed = 11;
   const { run, start, end, maxPassesPerSlot, lateWakeups } = await runWeek("Allow", seed, seededRandom(seed), days);
   try {

@@ -6,7 +6,7 @@ import { seededRandom } from "./random.ts";
 const unavailable = cronJobUnavailable();
 const days = scenarioDays(1);
 
-test(`CronJob emulated ${days} days, */5 with Replace: a running Job is replaced (deleted with its Pod), every slot runs once on time`, { skip: unavailable }, async () => {
+test(`CronJob emulated ${days === 1 ? "day" : `${days} days`}, */5 with Replace: a running Job is replaced (deleted with its Pod), every slot runs once on time`, { skip: unavailable }, async () => {
   const seed = 13;
   const { run, start, end, maxPassesPerSlot, lateWakeups } = await runWeek("Replace", seed, seededRandom(seed), days);
   try {
