@@ -289,3 +289,12 @@ test("a CronJob name with dots makes valid Jobs (a Job name is a DNS subdomain a
   assert.deepEqual(r.created.map((c) => c.metadata.name), [`my.cron-${minutes("2026-01-05T12:00:00Z")}`]);
   assert.equal(r.condition("Ready").status, "True");
 });
+
+test("a schedule record or creation time in the future does not hold the CronJob back", () => {
+  const future = { schedule: "* * * * *", timeZone: "UTC", since: "2027-01-01T00:00:00Z" };
+  const r = sync(request(cronJob({ status: { lastScheduleTime: "2026-01-05T11:58:00Z", schedule: future } })), "2026-01-05T12:00:30Z");
+  assert.deepEqual(r.created.map((c) => c.metadata.name), [`hello-${minutes("2026-01-05T12:00:00Z")}`]);
+  assert.equal(r.status.schedule.since, "2026-01-05T11:58:00Z", "treated as no record: in force since the last run");
+  const skewed = sync(request(cronJob({ creationTimestamp: "2026-01-05T12:00:40Z" })), "2026-01-05T12:00:30Z");
+  assert.equal(skewed.status.schedule.since, "2026-01-05T12:00:30Z");
+});
