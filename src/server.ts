@@ -169,8 +169,10 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     if (config.shutdownDelaySeconds > 0) await sleep(config.shutdownDelaySeconds * 1000);
 
     const hookClosed = new Promise<void>((resolve) => hookServer.close(() => resolve()));
-    // Node 20's close() leaves keep-alive sockets open until they time out (95 s here): close the
-    // idle ones now; busy ones close after their answer, which carries `Connection: close`.
+    // close() stops accepting and drops the sockets idle right now, but on Node 20 a keep-alive
+    // socket busy at this moment stays open after its answer (until keepAliveTimeout, 95 s here)
+    // and may even be served another call. Our answers carry `Connection: close` while draining,
+    // so such sockets close after their answer; closeIdleConnections() is explicit about the rest.
     hookServer.closeIdleConnections();
     let timer: NodeJS.Timeout | undefined;
     const cut = await Promise.race([

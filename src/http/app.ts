@@ -77,8 +77,14 @@ export function createApp(options: AppOptions): express.Express {
   app.set("etag", false);
   app.locals.metrics = metrics;
 
+  // Draining can start while a call is in flight, so the header is decided when the answer is
+  // written, not when the request arrived.
   app.use((_req: Request, res: Response, next: NextFunction) => {
-    if (isDraining()) res.setHeader("Connection", "close");
+    const writeHead = res.writeHead;
+    res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {
+      if (isDraining() && !this.headersSent) this.setHeader("Connection", "close");
+      return writeHead.apply(this, args);
+    } as typeof writeHead;
     next();
   });
 
