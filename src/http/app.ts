@@ -11,7 +11,9 @@ import type { Logger } from "pino";
 import { HookError, malformedJson, toErrorBody } from "../errors.ts";
 import { formatDecisions, runHook, type HookName } from "../metacontroller/run-hook.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
-import { createMetrics, outcomeOf, recordDecisions, type HookMetrics, type HookOutcome } from "./metrics.ts";
+import type { ControllerDefinition, Decision } from "../controllers/types.ts";
+import type { KubeObject } from "../metacontroller/contract.ts";
+import { createMetrics, outcomeOf, recordDecisions, recordInvalidParent, type HookMetrics, type HookOutcome } from "./metrics.ts";
 
 /** What {@link createApp} needs. */
 export interface AppOptions {
@@ -190,6 +192,8 @@ export function createApp(options: AppOptions): express.Express {
           throw budgetExceeded(budgetMs);
         }
         recordDecisions(metrics, def.name, result.decisions);
+        const invalid = invalidSpecReason(def, hook, req.body, result.decisions);
+        if (invalid !== undefined) recordInvalidParent(metrics, def.name, invalid);
         if ("children" in result.response) {
           log.children = result.response.children.length;
           metrics.childrenDesired.observe({ controller: def.name, hook }, result.response.children.length);
@@ -211,6 +215,26 @@ export function createApp(options: AppOptions): express.Express {
   });
 
   return app;
+}
+
+/**
+ * The reason a sync call's parent spec is invalid, for `metahooks_parents_invalid_total`: the first
+ * problem of the kind's admission validation (the same rules its sync hook applies, so the reason
+ * is the one in the parent's condition), or, for kinds without admission support, the reason of an
+ * `invalid` decision. Undefined when the spec is valid or the call is not a plain sync.
+ */
+function invalidSpecReason(def: ControllerDefinition<any>, hook: HookName, body: unknown, decisions: readonly Decision[]): string | undefined {
+  if (hook !== "sync") return undefined;
+  if (def.admission) {
+    try {
+      const parent = (body as { parent: KubeObject }).parent;
+      return def.admission.validate(parent)[0]?.reason;
+    } catch {
+      return undefined; // a validator failing on odd input must not fail the answer
+    }
+  }
+  const invalid = decisions.find((d) => d.action === "invalid");
+  return invalid ? (invalid.reason ?? "") : undefined;
 }
 
 function budgetExceeded(budgetMs: number): HookError {

@@ -77,9 +77,6 @@ export interface HookMetrics {
   readonly draining: client.Gauge;
 }
 
-/** Actions whose decisions mean "the parent's spec is invalid"; the reason is the spec problem. */
-const INVALID_ACTIONS = new Set(["invalid"]);
-
 /**
  * Creates the metric set on a fresh registry.
  * @param processMetrics - also collect prom-client's default process metrics (CPU, RSS, heap, GC,
@@ -152,14 +149,19 @@ export function createMetrics(processMetrics = false): HookMetrics {
 }
 
 /**
- * Counts a successful call's decisions, and its invalid-spec decisions in `parents_invalid_total`.
- * @param decisions - from {@link runHook}; `object` (a child name) is never used as a label
+ * Counts a successful call's decisions. `object` (a child name) is never used as a label.
+ * @param decisions - from {@link runHook}
  */
 export function recordDecisions(metrics: HookMetrics, controller: string, decisions: readonly Decision[]): void {
   for (const d of decisions) {
-    const action = boundedLabel(d.action) || "other";
-    const reason = boundedLabel(d.reason);
-    metrics.decisions.inc({ controller, action, reason });
-    if (INVALID_ACTIONS.has(d.action)) metrics.parentsInvalid.inc({ controller, reason: reason || "other" });
+    metrics.decisions.inc({ controller, action: boundedLabel(d.action) || "other", reason: boundedLabel(d.reason) });
   }
+}
+
+/**
+ * Counts a parent answered with an invalid spec.
+ * @param reason - the first spec problem's CamelCase reason (the condition reason the hook reports)
+ */
+export function recordInvalidParent(metrics: HookMetrics, controller: string, reason: string): void {
+  metrics.parentsInvalid.inc({ controller, reason: boundedLabel(reason) || "other" });
 }

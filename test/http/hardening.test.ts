@@ -85,7 +85,9 @@ test("decisions are counted by action and reason, never by object name; unbounde
     { action: "invalid", reason: "InvalidSchedule" },
     { action: "prune", reason: "hello-28999990", object: "hello-28999990" },
   ];
-  const { app: a, metrics } = app({ controllers: [withSync(() => ({ response: { status: {}, children: [] }, decisions }))] });
+  const noAdmission = withSync(() => ({ response: { status: {}, children: [] }, decisions }));
+  noAdmission.def = { ...noAdmission.def, admission: undefined };
+  const { app: a, metrics } = app({ controllers: [noAdmission] });
   await request(a).post("/sync/cronjob").send(syncBody).expect(200);
   const text = await metricsText(metrics);
   assert.match(text, /metahooks_decisions_total\{controller="cronjob",action="create",reason=""\} 1/);
@@ -94,6 +96,28 @@ test("decisions are counted by action and reason, never by object name; unbounde
   assert.match(text, /metahooks_parents_invalid_total\{controller="cronjob",reason="InvalidSchedule"\} 1/);
   assert.ok(!text.includes("hello-29000000") && !text.includes("hello-28999990"), "a child name became a label");
   assert.ok(!text.includes('parent="') && !text.includes("default/hello"), "a parent key became a label");
+});
+
+test("invalid parents are counted by the first problem of the kind's admission validation", async () => {
+  const c = cronjob();
+  const validating: ConfiguredController = {
+    def: {
+      ...c.def,
+      sync: () => ({ response: { status: {}, children: [] }, decisions: [{ action: "skip", reason: "InvalidSchedule" }] }),
+      admission: {
+        validate: (p) => ((p.spec as any)?.schedule === "bad" ? [{ reason: "InvalidSchedule", field: "spec.schedule", message: "no" }, { reason: "InvalidSpec", field: "spec.x", message: "no" }] : []),
+        defaultSpec: (s) => s,
+      },
+    },
+    options: c.options,
+  };
+  const { app: a, metrics } = app({ controllers: [validating] });
+  await request(a).post("/sync/cronjob").send({ ...syncBody, parent: { ...parent, spec: { ...parent.spec, schedule: "bad" } } }).expect(200);
+  await request(a).post("/sync/cronjob").send(syncBody).expect(200);
+  await request(a).post("/finalize/cronjob").send({ ...syncBody, parent: { ...parent, spec: { ...parent.spec, schedule: "bad" } } }).expect(200);
+  const text = await metricsText(metrics);
+  assert.match(text, /metahooks_parents_invalid_total\{controller="cronjob",reason="InvalidSchedule"\} 1\n/);
+  assert.ok(!text.includes('reason="InvalidSpec"'), "only the first problem is counted");
 });
 
 test("boundedLabel keeps CamelCase words and maps anything else to 'other'", () => {
