@@ -101,7 +101,9 @@ export function createApp(options: AppOptions): express.Express {
       },
       autoLogging: { ignore: (req) => req.method === "GET" && (req.url === "/healthz" || req.url === "/readyz") },
       customAttributeKeys: { responseTime: "durationMs" },
-      customProps: (req, res) => ({ requestId: req.id, ...((res as Response).locals?.hookLog as HookLogFields | undefined) }),
+      // Called when the request starts (binds the id) and again when it ends (adds the hook
+      // fields); returning the id only once keeps it from appearing twice in the line.
+      customProps: (req, res) => ((res as Response).locals?.hookLog as HookLogFields | undefined) ?? { requestId: req.id },
       customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
       serializers: {
         req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
