@@ -97,7 +97,7 @@ test("the linearity check catches a quadratic hook", () => {
         sync: (request, now, options) => {
           const all = Object.values(request.children ?? {}).flatMap((m) => Object.values(m ?? {}));
           let pairs = 0;
-          for (const a of all) for (const b of all) if (a.metadata.name < b.metadata.name) pairs++;
+          for (const a of all) for (const b of all) if ({ ...a.metadata }.name === b.metadata.name) pairs++;
           const result = base.controller.def.sync(request, now, options);
           return { ...result, decisions: pairs < 0 ? [] : result.decisions };
         },
