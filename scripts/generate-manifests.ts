@@ -1,15 +1,19 @@
-// Writes metacontroller/ (CRDs, CompositeControllers, kustomization) from the zod schemas.
+// Writes metacontroller/ (CRDs, CompositeControllers, kustomization) and the chart's generated
+// files (charts/metahooks/crds/, charts/metahooks/files/compositecontrollers/) from the code.
 // Usage: npm run generate
 import { mkdirSync, writeFileSync, rmSync } from "node:fs";
 import { dirname, join } from "node:path";
-import { renderManifests } from "../src/crd/manifests.ts";
+import { CHART_CONTROLLERS_DIR, CHART_DIR, renderChartFiles, renderManifests } from "../src/crd/manifests.ts";
 
-const root = "metacontroller";
-rmSync(join(root, "crds"), { recursive: true, force: true });
-rmSync(join(root, "controllers"), { recursive: true, force: true });
-for (const [path, content] of renderManifests()) {
-  const file = join(root, path);
-  mkdirSync(dirname(file), { recursive: true });
-  writeFileSync(file, content);
-  console.log(`wrote ${file}`);
+function writeAll(root: string, files: Map<string, string>, generatedDirs: string[]): void {
+  for (const dir of generatedDirs) rmSync(join(root, dir), { recursive: true, force: true });
+  for (const [path, content] of files) {
+    const file = join(root, path);
+    mkdirSync(dirname(file), { recursive: true });
+    writeFileSync(file, content);
+    console.log(`wrote ${file}`);
+  }
 }
+
+writeAll("metacontroller", renderManifests(), ["crds", "controllers"]);
+writeAll(CHART_DIR, renderChartFiles(), ["crds", CHART_CONTROLLERS_DIR]);

@@ -1,7 +1,9 @@
 /**
  * Renders the files under `metacontroller/`: one CRD and one CompositeController per kind, and a
- * kustomization so `kubectl apply -k metacontroller/` installs them. `npm run generate` writes
- * them; a test renders them again in memory and fails on drift.
+ * kustomization so `kubectl apply -k metacontroller/` installs them. It also renders the Helm
+ * chart's generated files (`charts/metahooks/crds/` and the CompositeController specs the chart's
+ * template fills in). `npm run generate` writes them; tests render them again in memory and fail
+ * on drift.
  *
  * @packageDocumentation
  */
@@ -38,4 +40,45 @@ export function renderManifests(hookBaseUrl = DEFAULT_HOOK_BASE_URL): Map<string
     toYaml({ apiVersion: "kustomize.config.k8s.io/v1beta1", kind: "Kustomization", resources: resources.sort() }),
   );
   return files;
+}
+
+/** The Helm chart's directory, relative to the repository root. */
+export const CHART_DIR = "charts/metahooks";
+
+/** Where, inside the chart, the generated CompositeController specs live (read by `.Files.Get`). */
+export const CHART_CONTROLLERS_DIR = "files/compositecontrollers";
+
+/**
+ * The Helm chart's generated files, as `path relative to the chart → content`:
+ * - `crds/<crd>.yaml`: byte-identical copies of `metacontroller/crds/` (Helm installs `crds/`
+ *   before the templates, and never upgrades or deletes them);
+ * - `files/compositecontrollers/<kind>.yaml`: each kind's CompositeController with hook URLs that
+ *   are only the path (`/sync/cronjob`). `templates/compositecontrollers.yaml` prefixes them with
+ *   the chart's own Service URL and applies the hook values (timeout, version, auth, TLS), so the
+ *   rest of the spec (parent, children, update strategies, hooks present) comes from the code.
+ */
+export function renderChartFiles(): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const [path, content] of renderManifests()) {
+    if (path.startsWith("crds/")) files.set(path, content);
+  }
+  for (const def of controllers) {
+    const controller = def.compositeController(PLACEHOLDER_BASE_URL) as { spec?: { hooks?: Record<string, HookSpec> } };
+    for (const [name, hook] of Object.entries(controller.spec?.hooks ?? {})) {
+      const url = hook.webhook?.url;
+      if (typeof url !== "string" || !url.startsWith(`${PLACEHOLDER_BASE_URL}/`)) {
+        throw new Error(`${def.name}: hook ${name} must use webhook.url built on the base URL, got ${JSON.stringify(url)}`);
+      }
+      hook.webhook!.url = url.slice(PLACEHOLDER_BASE_URL.length);
+    }
+    files.set(`${CHART_CONTROLLERS_DIR}/${def.name}.yaml`, toYaml(controller));
+  }
+  return files;
+}
+
+/** A base URL no cluster resolves; the chart's copies keep only the path after it. */
+const PLACEHOLDER_BASE_URL = "http://metahooks.invalid";
+
+interface HookSpec {
+  webhook?: { url?: unknown };
 }

@@ -1,0 +1,105 @@
+/**
+ * Names, defaults, condition types and reasons of the CronJob controller.
+ *
+ * @packageDocumentation
+ */
+
+/** The parent's API group, version and kind. */
+export const GROUP = "batch.tutorial.kubebuilder.io";
+export const VERSION = "v1";
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const KIND = "CronJob";
+
+/** The children group key in hook requests. */
+export const JOB_GROUP_KEY = "Job.batch/v1";
+
+/** Upstream's scheduled-time annotation (RFC 3339 in the CronJob's zone), GA in Kubernetes 1.32. */
+export const SCHEDULED_TIMESTAMP_ANNOTATION = "batch.kubernetes.io/cronjob-scheduled-timestamp";
+/** The kubebuilder tutorial's scheduled-time annotation (RFC 3339, UTC). */
+export const SCHEDULED_AT_ANNOTATION = "batch.tutorial.kubebuilder.io/scheduled-at";
+
+/** Defaults the hook assumes for unset fields (batch/v1 and the tutorial webhook agree). */
+export const DEFAULTS = {
+  concurrencyPolicy: "Allow",
+  suspend: false,
+  successfulJobsHistoryLimit: 3,
+  failedJobsHistoryLimit: 1,
+  timeZone: "UTC",
+} as const;
+
+/** At most this many references in `status.active` (the tutorial CRD's MaxItems). */
+export const MAX_ACTIVE_REFS = 10;
+
+/** Longest CronJob name accepted on create: 63 minus the 11-character suffix upstream reserves. */
+export const MAX_CRONJOB_NAME_LENGTH = 52;
+
+/** Longest Job name: the name becomes the Pods' `job-name` label value (63 characters). */
+export const MAX_JOB_NAME_LENGTH = 63;
+
+/**
+ * Seconds added to every `resyncAfterSeconds` so the resync lands just after the slot, not just
+ * before it (upstream `nextScheduleDelta`, 100 ms).
+ */
+export const RESYNC_PAD_SECONDS = 0.1;
+
+/** Resync while waiting for finalization (children deletions also trigger a call). */
+export const FINALIZE_RESYNC_SECONDS = 5;
+
+/**
+ * Condition types in `status.conditions`.
+ *
+ * - `Ready`: whether the CronJob can create Jobs at all. `False` with the first blocking reason
+ *   (invalid spec, name too long, suspended, deleting, never fires).
+ * - `Scheduling`: the outcome for the most recent due slot. `True` (`JobCreated` or `UpToDate`),
+ *   `False` when the slot was skipped (`MissedSchedule`, `ConcurrencyForbidden`). Only present
+ *   while `Ready` is `True`.
+ */
+export const ConditionType = {
+  Ready: "Ready",
+  Scheduling: "Scheduling",
+} as const;
+
+/** CamelCase condition reasons (also the SpecProblem reasons of admission). */
+export const Reason = {
+  /** Ready=True: valid, not suspended, fires in the future. */
+  Active: "Active",
+  InvalidSchedule: "InvalidSchedule",
+  InvalidTimeZone: "InvalidTimeZone",
+  /** Any other spec field is invalid (negative number, unknown concurrencyPolicy, no jobTemplate…). */
+  InvalidSpec: "InvalidSpec",
+  /** The Job name (`<name>-<unix minutes>`) would exceed 63 characters (or is not a DNS-1123 label). */
+  NameTooLong: "NameTooLong",
+  Suspended: "Suspended",
+  /** The schedule has no future slot (e.g. `0 0 30 2 *`). */
+  NeverFires: "NeverFires",
+  /** The CronJob is being deleted. */
+  Deleting: "Deleting",
+  /** Scheduling=True: a Job was created in this call. */
+  JobCreated: "JobCreated",
+  /** Scheduling=True: every due slot is handled. */
+  UpToDate: "UpToDate",
+  /** Scheduling=False: the most recent slot is later than startingDeadlineSeconds allows. */
+  MissedSchedule: "MissedSchedule",
+  /** Scheduling=False: concurrencyPolicy Forbid and a Job is still running. */
+  ConcurrencyForbidden: "ConcurrencyForbidden",
+} as const;
+
+/** Decision actions (log and metric label values). */
+export const Action = {
+  Create: "create",
+  Skip: "skip",
+  /** An active Job left out because of concurrencyPolicy Replace (Metacontroller deletes it). */
+  Replace: "replace",
+  /** A finished Job left out because of a history limit. */
+  Prune: "prune",
+  /** Every Job left out during finalization. */
+  Delete: "delete",
+} as const;
+
+/** Decision reasons for `skip` (bounded vocabulary; condition reasons plus these). */
+export const SkipReason = {
+  TooLate: "TooLate",
+  Forbid: "Forbid",
+  AlreadyExists: "AlreadyExists",
+  BeforeScheduleChange: "BeforeScheduleChange",
+} as const;

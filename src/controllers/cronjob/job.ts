@@ -1,0 +1,40 @@
+/**
+ * The Job created for one slot, as upstream pkg/controller/cronjob/utils.go `getJobFromTemplate2`.
+ *
+ * @packageDocumentation
+ */
+import type { KubeObject } from "../../metacontroller/contract.ts";
+import { formatTime } from "../../kube/time.ts";
+import { SCHEDULED_AT_ANNOTATION, SCHEDULED_TIMESTAMP_ANNOTATION } from "./constants.ts";
+import type { CronJobSpec } from "./schema.ts";
+import { jobNameFor } from "./scheduled-time.ts";
+import { formatInZone } from "./time-zone.ts";
+
+/**
+ * Builds the Job for `slot`: name `<cronjob>-<unix minutes>`, the template's labels and
+ * annotations plus both scheduled-time annotations (upstream's in the CronJob's zone, the
+ * tutorial's in UTC), and a deep copy of the template's spec. No ownerReferences (Metacontroller
+ * adds the controller reference) and no `controller-uid` label (Metacontroller adds it).
+ *
+ * @param parent - the CronJob (its name and namespace)
+ * @param template - the validated `spec.jobTemplate`
+ * @param slot - the scheduled time
+ * @param zone - the CronJob's IANA zone
+ */
+export function buildJob(parent: KubeObject, template: CronJobSpec["jobTemplate"], slot: Date, zone: string): KubeObject {
+  const metadata: KubeObject["metadata"] = { name: jobNameFor(parent.metadata.name, slot) };
+  if (parent.metadata.namespace) metadata.namespace = parent.metadata.namespace;
+  const labels = template.metadata?.labels;
+  if (labels && Object.keys(labels).length) metadata.labels = { ...labels };
+  metadata.annotations = {
+    ...(template.metadata?.annotations ?? {}),
+    [SCHEDULED_TIMESTAMP_ANNOTATION]: formatInZone(slot, zone),
+    [SCHEDULED_AT_ANNOTATION]: formatTime(slot),
+  };
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata,
+    spec: structuredClone(template.spec),
+  };
+}

@@ -1,0 +1,270 @@
+/**
+ * Cron schedules as Kubernetes reads them (robfig/cron v3 `ParseStandard`), evaluated by croner.
+ *
+ * croner's grammar is wider than robfig's (6/7 fields, `L`, `W`, `#`, day-of-week 7) and its
+ * day-of-month/day-of-week OR rule looks at the literal `*` only, so this wrapper checks the
+ * robfig grammar itself and hands croner a canonical pattern of explicit value lists
+ * (cronjob-semantics.md §4 "Wrapper rules"). `@every` is not a cron pattern and is computed here.
+ *
+ * @packageDocumentation
+ */
+import { Cron } from "croner";
+
+/** A parsed schedule. All times are instants; slots are never iterated. */
+export interface Schedule {
+  /** The canonical 5-field pattern handed to croner, or `@every <seconds>s`. */
+  readonly canonical: string;
+  /**
+   * The most recent slot `s` with `after < s <= now`, or undefined when there is none.
+   * @param after - exclusive lower bound; for `@every` also the grid's anchor (slots are
+   *   `anchor + k·d`, k ≥ 1, anchor truncated to the second)
+   */
+  latestSlot(now: Date, after: Date): Date | undefined;
+  /**
+   * The first slot strictly after `t`, or undefined when the schedule never fires again.
+   * @param anchor - the `@every` grid anchor (ignored by cron patterns)
+   */
+  nextSlot(t: Date, anchor: Date): Date | undefined;
+}
+
+/** Result of {@link parseSchedule}: a schedule, or a message naming the broken rule. */
+export type ParsedSchedule = { ok: true; schedule: Schedule } | { ok: false; message: string };
+
+interface FieldRule {
+  name: string;
+  min: number;
+  max: number;
+  names?: readonly string[];
+  /** Day fields keep robfig's "star bit": an unrestricted field switches the OR rule to AND. */
+  day?: boolean;
+}
+
+const MONTHS = ["jan", "feb", "mar", "apr", "may", "jun", "jul", "aug", "sep", "oct", "nov", "dec"] as const;
+const WEEKDAYS = ["sun", "mon", "tue", "wed", "thu", "fri", "sat"] as const;
+
+const FIELDS: readonly FieldRule[] = [
+  { name: "minute", min: 0, max: 59 },
+  { name: "hour", min: 0, max: 23 },
+  { name: "day of month", min: 1, max: 31, day: true },
+  { name: "month", min: 1, max: 12, names: MONTHS },
+  { name: "day of week", min: 0, max: 6, names: WEEKDAYS, day: true },
+];
+
+// robfig/cron v3 parser.go parseDescriptor (descriptors are matched case-sensitively there).
+const DESCRIPTORS: Readonly<Record<string, string>> = {
+  "@yearly": "0 0 1 1 *",
+  "@annually": "0 0 1 1 *",
+  "@monthly": "0 0 1 * *",
+  "@weekly": "0 0 * * 0",
+  "@daily": "0 0 * * *",
+  "@midnight": "0 0 * * *",
+  "@hourly": "0 * * * *",
+};
+
+const EVERY = "@every ";
+
+class ScheduleSyntaxError extends Error {}
+
+function parseValue(text: string, rule: FieldRule): number {
+  if (/^\d+$/.test(text)) return Number(text);
+  const index = rule.names?.indexOf(text.toLowerCase() as never) ?? -1;
+  if (index >= 0) return index + (rule.name === "month" ? 1 : 0);
+  throw new ScheduleSyntaxError(`${rule.name}: ${JSON.stringify(text)} is not a number${rule.names ? " or name" : ""}`);
+}
+
+/** The values one field allows, and whether it is unrestricted in robfig's sense (`*`, `?`, `*‍/1`). */
+function parseField(text: string, rule: FieldRule): { values: boolean[]; star: boolean } {
+  const values = new Array<boolean>(rule.max + 1).fill(false);
+  let star = false;
+  for (const element of text.split(",")) {
+    if (element === "") throw new ScheduleSyntaxError(`${rule.name}: empty list element in ${JSON.stringify(text)}`);
+    const slash = element.split("/");
+    if (slash.length > 2) throw new ScheduleSyntaxError(`${rule.name}: too many slashes in ${JSON.stringify(element)}`);
+    const [range = "", stepText] = slash;
+    let step = 1;
+    if (stepText !== undefined) {
+      if (!/^\d+$/.test(stepText)) throw new ScheduleSyntaxError(`${rule.name}: step ${JSON.stringify(stepText)} is not a number`);
+      step = Number(stepText);
+      if (step === 0) throw new ScheduleSyntaxError(`${rule.name}: step must be positive in ${JSON.stringify(element)}`);
+    }
+    let start: number;
+    let end: number;
+    if (range === "*" || range === "?") {
+      start = rule.min;
+      end = rule.max;
+      if (step === 1) star = true;
+    } else {
+      const bounds = range.split("-");
+      if (bounds.length > 2) throw new ScheduleSyntaxError(`${rule.name}: too many hyphens in ${JSON.stringify(element)}`);
+      start = parseValue(bounds[0] ?? "", rule);
+      // robfig: "N/step" means N through the field's maximum.
+      end = bounds.length === 2 ? parseValue(bounds[1] ?? "", rule) : stepText !== undefined ? rule.max : start;
+    }
+    if (start < rule.min) throw new ScheduleSyntaxError(`${rule.name}: beginning of range (${start}) below minimum (${rule.min})`);
+    if (end > rule.max) throw new ScheduleSyntaxError(`${rule.name}: end of range (${end}) above maximum (${rule.max})`);
+    if (start > end) throw new ScheduleSyntaxError(`${rule.name}: beginning of range (${start}) beyond end of range (${end})`);
+    for (let v = start; v <= end; v += step) values[v] = true;
+  }
+  return { values, star };
+}
+
+function canonicalField(text: string, rule: FieldRule): string {
+  const { values, star } = parseField(text, rule);
+  const list: number[] = [];
+  for (let v = rule.min; v <= rule.max; v++) if (values[v]) list.push(v);
+  // croner treats a day field as unrestricted only when it is literally "*"; robfig uses the star
+  // bit. Writing "*" exactly when robfig sets the star bit, and explicit lists otherwise
+  // (`*‍/2` and `1-31` are restrictions in robfig), gives both libraries the same OR/AND rule.
+  if (rule.day) return star ? "*" : list.join(",");
+  return list.length === rule.max - rule.min + 1 ? "*" : list.join(",");
+}
+
+/**
+ * Checks a 5-field pattern against robfig's standard grammar and returns croner's canonical form.
+ * @throws ScheduleSyntaxError naming the field and the rule
+ */
+function canonicalPattern(text: string): string {
+  const fields = text.split(/\s+/).filter((f) => f !== "");
+  if (fields.length !== 5) {
+    throw new ScheduleSyntaxError(`expected exactly 5 fields (minute hour day-of-month month day-of-week), found ${fields.length}`);
+  }
+  return fields.map((f, i) => canonicalField(f, FIELDS[i]!)).join(" ");
+}
+
+const UNIT_NS: Readonly<Record<string, bigint>> = {
+  ns: 1n,
+  us: 1_000n,
+  "µs": 1_000n,
+  "μs": 1_000n,
+  ms: 1_000_000n,
+  s: 1_000_000_000n,
+  m: 60_000_000_000n,
+  h: 3_600_000_000_000n,
+};
+const MAX_DURATION_NS = 9_223_372_036_854_775_807n;
+
+/**
+ * Parses a Go duration (`time.ParseDuration`: `1h30m`, `1.5h`, `90s`, `300ms`) into whole
+ * seconds, truncating fractions of a second as robfig's `Every` does.
+ * @throws ScheduleSyntaxError for anything Go would reject, a negative value, or less than 1 s
+ *   (robfig silently raises those to 1 s; a CronJob firing every second is never intended)
+ */
+export function parseGoDurationSeconds(text: string): number {
+  if (text === "0") throw new ScheduleSyntaxError("@every needs a duration of at least 1s");
+  const match = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/.exec(text);
+  if (!match) throw new ScheduleSyntaxError(`@every: ${JSON.stringify(text)} is not a Go duration (e.g. 90s, 1h30m)`);
+  let total = 0n;
+  for (const part of match[2]!.matchAll(/(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/g)) {
+    const unit = UNIT_NS[part[3]!]!;
+    const whole = part[1] ? BigInt(part[1]) : 0n;
+    const fraction = part[2] ?? "";
+    total += whole * unit + (fraction ? (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length) : 0n);
+    if (total > MAX_DURATION_NS) throw new ScheduleSyntaxError(`@every: ${JSON.stringify(text)} overflows a Go duration`);
+  }
+  if (match[1] === "-" && total > 0n) throw new ScheduleSyntaxError("@every needs a positive duration");
+  const seconds = total / 1_000_000_000n;
+  if (seconds < 1n) throw new ScheduleSyntaxError("@every needs a duration of at least 1s");
+  return Number(seconds);
+}
+
+/** Why a schedule text is not accepted, or undefined when it parses. Does not look at zones. */
+export function checkScheduleSyntax(text: string): string | undefined {
+  try {
+    canonicalSchedule(text);
+    return undefined;
+  } catch (err) {
+    if (err instanceof ScheduleSyntaxError) return err.message;
+    throw err;
+  }
+}
+
+/** True when the schedule carries a `TZ=` / `CRON_TZ=` prefix (upstream rejects it since 1.29). */
+export function hasTimeZonePrefix(text: string): boolean {
+  return /^\s*(CRON_)?TZ=/.test(text);
+}
+
+function canonicalSchedule(text: string): { every: number } | { pattern: string } {
+  if (text.trim() === "") throw new ScheduleSyntaxError("schedule is empty");
+  if (hasTimeZonePrefix(text)) {
+    throw new ScheduleSyntaxError("cannot use TZ or CRON_TZ in schedule, use the timeZone field instead");
+  }
+  if (text.startsWith("@")) {
+    if (text.startsWith(EVERY)) return { every: parseGoDurationSeconds(text.slice(EVERY.length)) };
+    const expanded = DESCRIPTORS[text];
+    if (!expanded) throw new ScheduleSyntaxError(`unrecognized descriptor ${JSON.stringify(text)}`);
+    return { pattern: canonicalPattern(expanded) };
+  }
+  return { pattern: canonicalPattern(text) };
+}
+
+class CronSchedule implements Schedule {
+  readonly canonical: string;
+  private readonly cron: Cron;
+  constructor(pattern: string, zone: string) {
+    this.canonical = pattern;
+    // Always pass the zone (croner would otherwise use the process' local zone). croner's default
+    // fixedTimeRule "single-value" gives classic cron DST handling (issue 2 rule 7).
+    this.cron = new Cron(pattern, { timezone: zone, paused: true, mode: "5-part", domAndDow: false });
+  }
+  latestSlot(now: Date, after: Date): Date | undefined {
+    // previousRuns is strictly before its reference except within the same second; slots are
+    // whole minutes, so of the two runs before now + 1 s the first that is <= now is the answer.
+    const runs = this.cron.previousRuns(2, new Date(now.getTime() + 1000));
+    const slot = runs.find((r) => r.getTime() <= now.getTime());
+    return slot && slot.getTime() > after.getTime() ? slot : undefined;
+  }
+  nextSlot(t: Date): Date | undefined {
+    return this.cron.nextRun(t) ?? undefined;
+  }
+}
+
+class EverySchedule implements Schedule {
+  readonly canonical: string;
+  constructor(private readonly seconds: number) {
+    this.canonical = `@every ${seconds}s`;
+  }
+  private grid(anchor: Date): { base: number; step: number } {
+    return { base: Math.floor(anchor.getTime() / 1000) * 1000, step: this.seconds * 1000 };
+  }
+  latestSlot(now: Date, after: Date): Date | undefined {
+    const { base, step } = this.grid(after);
+    const k = Math.floor((now.getTime() - base) / step);
+    if (k < 1) return undefined;
+    // base > after - 1 s and step >= 1 s, so every k >= 1 slot is after `after`.
+    return new Date(base + k * step);
+  }
+  nextSlot(t: Date, anchor: Date): Date | undefined {
+    const { base, step } = this.grid(anchor);
+    const k = Math.max(1, Math.floor((t.getTime() - base) / step) + 1);
+    return new Date(base + k * step);
+  }
+}
+
+/**
+ * Parses a CronJob schedule in a time zone.
+ *
+ * Grammar (robfig/cron v3 `ParseStandard`, as Kubernetes): exactly 5 fields; `*`, `?`, numbers,
+ * 3-letter month and weekday names (any case), ranges `a-b`, steps `/n` (`N/n` = N to max);
+ * day-of-week 0-6 (7 is rejected); descriptors `@yearly @annually @monthly @weekly @daily
+ * @midnight @hourly` (case-sensitive) and `@every <Go duration>` (whole seconds, at least 1 s).
+ * Rejected: `TZ=`/`CRON_TZ=` prefixes, `L`, `W`, `#`, `H`, 6/7-field forms, empty text.
+ *
+ * @param text - `spec.schedule`
+ * @param zone - an already validated IANA zone (see checkTimeZone); `@every` ignores it
+ */
+export function parseSchedule(text: string, zone: string): ParsedSchedule {
+  let canonical: { every: number } | { pattern: string };
+  try {
+    canonical = canonicalSchedule(text);
+  } catch (err) {
+    if (err instanceof ScheduleSyntaxError) return { ok: false, message: err.message };
+    throw err;
+  }
+  if ("every" in canonical) return { ok: true, schedule: new EverySchedule(canonical.every) };
+  try {
+    return { ok: true, schedule: new CronSchedule(canonical.pattern, zone) };
+  } catch (err) {
+    // Cannot happen for a pattern that passed our grammar; report rather than crash.
+    return { ok: false, message: `schedule rejected by the cron engine: ${(err as Error).message}` };
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The CronJob CRD (`batch.tutorial.kubebuilder.io/v1`): one zod schema for validation, types and
+ * the generated openAPIV3Schema.
+ *
+ * @packageDocumentation
+ */
+import { z } from "zod";
+import { buildCrd } from "../../crd/build-crd.ts";
+import { GROUP, KIND, MAX_ACTIVE_REFS, VERSION } from "./constants.ts";
+
+const StringMap = z.record(z.string(), z.string());
+
+/** `spec.jobTemplate`: a batch/v1 JobTemplateSpec; the Job spec is kept as the user wrote it. */
+export const JobTemplateSchema = z
+  .looseObject({
+    metadata: z
+      .looseObject({
+        labels: StringMap.optional().describe("Labels copied to every Job."),
+        annotations: StringMap.optional().describe("Annotations copied to every Job."),
+      })
+      .optional(),
+    spec: z.looseObject({}).describe("A batch/v1 JobSpec, copied to every Job unchanged."),
+  })
+  .describe("Template of the Jobs this CronJob creates (batch/v1 JobTemplateSpec).");
+
+/** `spec` of a CronJob: the kubebuilder tutorial's fields plus batch/v1's `timeZone`. */
+export const CronJobSpecSchema = z.object({
+  schedule: z
+    .string()
+    .min(1)
+    .describe("Cron schedule: 5 fields, names, ?, @hourly…@yearly, @every <duration>; day-of-week 0-6."),
+  timeZone: z
+    .string()
+    .min(1)
+    .optional()
+    .describe("IANA time zone of the schedule, e.g. Europe/Berlin. Unset means UTC."),
+  startingDeadlineSeconds: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Seconds after a slot within which its Job may still start; later slots are skipped."),
+  concurrencyPolicy: z
+    .enum(["Allow", "Forbid", "Replace"])
+    .optional()
+    .describe("Allow (default), Forbid (skip while a Job runs) or Replace (delete running Jobs, then start)."),
+  suspend: z.boolean().optional().describe("Stop creating Jobs; running Jobs are not touched. Default false."),
+  jobTemplate: JobTemplateSchema,
+  successfulJobsHistoryLimit: z
+    .number()
+    .int()
+    .min(0)
+    .optional()
+    .describe("Succeeded Jobs to keep. Default 3."),
+  failedJobsHistoryLimit: z.number().int().min(0).optional().describe("Failed Jobs to keep. Default 1."),
+});
+
+/** A CronJob spec as the user wrote it (fields optional where defaults apply). */
+export type CronJobSpec = z.infer<typeof CronJobSpecSchema>;
+
+/** A reference to a Job in `status.active`. */
+export const JobReferenceSchema = z.strictObject({
+  apiVersion: z.string(),
+  kind: z.string(),
+  name: z.string(),
+  namespace: z.string().optional(),
+  uid: z.string().optional(),
+});
+
+/** A reference to a Job in `status.active`. */
+export type JobReference = z.infer<typeof JobReferenceSchema>;
+
+/** A metav1.Condition. */
+export const ConditionSchema = z.strictObject({
+  type: z.string(),
+  status: z.enum(["True", "False", "Unknown"]),
+  reason: z.string(),
+  message: z.string(),
+  lastTransitionTime: z.iso.datetime({ offset: true }),
+  observedGeneration: z.number().int().optional(),
+});
+
+/**
+ * `status.schedule`: the schedule and zone in force and since when the hook has seen them.
+ * Slots of a changed schedule before `since` are not run (issue 2 rule 9).
+ */
+export const ScheduleRecordSchema = z.strictObject({
+  schedule: z.string(),
+  timeZone: z.string(),
+  since: z.iso.datetime({ offset: true }),
+});
+
+/** The schedule record in `status.schedule`. */
+export type ScheduleRecord = z.infer<typeof ScheduleRecordSchema>;
+
+/** `status` of a CronJob as the hook writes it. */
+export const CronJobStatusSchema = z.object({
+  active: z
+    .array(JobReferenceSchema)
+    .min(1)
+    .max(MAX_ACTIVE_REFS)
+    .optional()
+    .describe("Running Jobs, oldest scheduled first (at most 10; omitted when none)."),
+  lastScheduleTime: z.iso.datetime({ offset: true }).optional().describe("The latest slot a Job was created for."),
+  lastSuccessfulTime: z.iso.datetime({ offset: true }).optional().describe("Completion time of the latest succeeded Job."),
+  conditions: z.array(ConditionSchema).optional(),
+  schedule: ScheduleRecordSchema.optional(),
+  observedGeneration: z.number().int().optional(),
+});
+
+/** A CronJob status. */
+export type CronJobStatus = z.infer<typeof CronJobStatusSchema>;
+
+/** The CronJob CustomResourceDefinition (apiextensions.k8s.io/v1). */
+export function cronJobCrd(): Record<string, unknown> {
+  return buildCrd({
+    group: GROUP,
+    version: VERSION,
+    kind: KIND,
+    plural: "cronjobs",
+    singular: "cronjob",
+    spec: CronJobSpecSchema,
+    status: CronJobStatusSchema,
+    description: "CronJob runs batch/v1 Jobs on a cron schedule (kubebuilder tutorial CRD, served by metahooks).",
+    printerColumns: [
+      { name: "Schedule", type: "string", jsonPath: ".spec.schedule" },
+      { name: "Suspend", type: "boolean", jsonPath: ".spec.suspend" },
+      { name: "Active", type: "string", jsonPath: ".status.active[*].name", description: "running Jobs" },
+      { name: "Last Schedule", type: "date", jsonPath: ".status.lastScheduleTime" },
+      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+    ],
+  });
+}

@@ -1,0 +1,137 @@
+/**
+ * The CronJob's status: active references, times, conditions and the schedule record.
+ *
+ * @packageDocumentation
+ */
+import { compareStrings, type KubeObject } from "../../metacontroller/contract.ts";
+import { withTransitionTimes, type ConditionInput } from "../../kube/conditions.ts";
+import { jobOutcome } from "../../kube/jobs.ts";
+import { formatTime, parseTime } from "../../kube/time.ts";
+import { DEFAULTS, MAX_ACTIVE_REFS } from "./constants.ts";
+import { ScheduleRecordSchema, type CronJobStatus, type JobReference, type ScheduleRecord } from "./schema.ts";
+import { scheduledTimeOfJob, scheduledTimeOfName } from "./scheduled-time.ts";
+
+/** The parent's current status as an object (anything else counts as empty). */
+export function currentStatus(parent: KubeObject): Record<string, unknown> {
+  const status = (parent as { status?: unknown }).status;
+  return status && typeof status === "object" && !Array.isArray(status) ? (status as Record<string, unknown>) : {};
+}
+
+/** Names listed in `status.active` (malformed entries ignored). */
+export function activeNamesInStatus(status: Record<string, unknown>): string[] {
+  if (!Array.isArray(status.active)) return [];
+  return status.active
+    .map((ref) => (ref && typeof ref === "object" ? (ref as { name?: unknown }).name : undefined))
+    .filter((n): n is string => typeof n === "string" && n !== "");
+}
+
+/**
+ * The effective last schedule time (issue 2 rule 5): the latest of `status.lastScheduleTime`,
+ * the scheduled times of observed Jobs and of Jobs named in `status.active`; times after `now`
+ * are ignored (a clock skew or a hand-made name must not block the schedule).
+ */
+export function effectiveLastScheduleTime(
+  cronJobName: string,
+  status: Record<string, unknown>,
+  jobs: readonly KubeObject[],
+  now: Date,
+): Date | undefined {
+  const candidates: Array<Date | undefined> = [
+    parseTime(status.lastScheduleTime),
+    ...jobs.map((j) => scheduledTimeOfJob(cronJobName, j)),
+    ...activeNamesInStatus(status).map((n) => scheduledTimeOfName(cronJobName, n)),
+  ];
+  let latest: Date | undefined;
+  for (const t of candidates) {
+    if (t && t.getTime() <= now.getTime() && (!latest || t.getTime() > latest.getTime())) latest = t;
+  }
+  return latest;
+}
+
+/**
+ * The schedule record (issue 2 rule 9). Unchanged schedule and zone keep their `since`; a change
+ * is in force from `now`, the moment this hook first sees it; without a (valid) record the
+ * schedule counts as in force since the last schedule time, else since creation, so a lost status
+ * never drops a legitimate missed run.
+ */
+export function scheduleRecord(
+  spec: unknown,
+  status: Record<string, unknown>,
+  lastScheduleTime: Date | undefined,
+  creation: Date | undefined,
+  now: Date,
+): ScheduleRecord {
+  const s = (spec && typeof spec === "object" ? spec : {}) as Record<string, unknown>;
+  const schedule = typeof s.schedule === "string" ? s.schedule : "";
+  const timeZone = typeof s.timeZone === "string" ? s.timeZone : DEFAULTS.timeZone;
+  const old = ScheduleRecordSchema.safeParse(status.schedule);
+  if (old.success && parseTime(old.data.since)) {
+    if (old.data.schedule === schedule && old.data.timeZone === timeZone) return old.data;
+    return { schedule, timeZone, since: formatTime(now) };
+  }
+  return { schedule, timeZone, since: formatTime(lastScheduleTime ?? creation ?? now) };
+}
+
+/** `status.lastSuccessfulTime`: the latest of the old value and succeeded Jobs' completionTime. */
+export function lastSuccessfulTime(status: Record<string, unknown>, jobs: readonly KubeObject[]): Date | undefined {
+  let latest = parseTime(status.lastSuccessfulTime);
+  for (const job of jobs) {
+    if (jobOutcome(job) !== "Complete") continue;
+    const t = parseTime((job.status as { completionTime?: unknown } | undefined)?.completionTime);
+    if (t && (!latest || t.getTime() > latest.getTime())) latest = t;
+  }
+  return latest;
+}
+
+/**
+ * `status.active`: references to the given Jobs ordered by scheduled time (unknown last, then by
+ * name), the most recent {@link MAX_ACTIVE_REFS} kept; undefined when empty (the CRD has
+ * MinItems 1).
+ */
+export function activeReferences(cronJobName: string, jobs: readonly KubeObject[]): JobReference[] | undefined {
+  if (jobs.length === 0) return undefined;
+  const keyed = jobs.map((job) => ({ job, at: scheduledTimeOfJob(cronJobName, job)?.getTime() }));
+  keyed.sort((a, b) => {
+    if (a.at !== b.at) {
+      if (a.at === undefined) return 1;
+      if (b.at === undefined) return -1;
+      return a.at - b.at;
+    }
+    return compareStrings(a.job.metadata.name, b.job.metadata.name);
+  });
+  return keyed.slice(-MAX_ACTIVE_REFS).map(({ job }) => {
+    const ref: JobReference = { apiVersion: "batch/v1", kind: "Job", name: job.metadata.name };
+    if (job.metadata.namespace) ref.namespace = job.metadata.namespace;
+    if (job.metadata.uid) ref.uid = job.metadata.uid;
+    return ref;
+  });
+}
+
+/** Inputs of {@link buildStatus}. */
+export interface StatusParts {
+  active: JobReference[] | undefined;
+  lastScheduleTime: Date | undefined;
+  lastSuccessfulTime: Date | undefined;
+  conditions: ConditionInput[];
+  schedule: ScheduleRecord;
+}
+
+/**
+ * The whole status the hook answers (Metacontroller replaces the parent's status with it and adds
+ * `observedGeneration`). Conditions keep their `lastTransitionTime` unless their status changed.
+ */
+export function buildStatus(parent: KubeObject, parts: StatusParts, now: Date): CronJobStatus {
+  const previous = currentStatus(parent).conditions;
+  const status: CronJobStatus = {};
+  if (parts.active) status.active = parts.active;
+  if (parts.lastScheduleTime) status.lastScheduleTime = formatTime(parts.lastScheduleTime);
+  if (parts.lastSuccessfulTime) status.lastSuccessfulTime = formatTime(parts.lastSuccessfulTime);
+  const generation = parent.metadata.generation;
+  status.conditions = withTransitionTimes(
+    previous,
+    parts.conditions.map((c) => (generation !== undefined ? { ...c, observedGeneration: generation } : c)),
+    now,
+  );
+  status.schedule = parts.schedule;
+  return status;
+}

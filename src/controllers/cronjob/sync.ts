@@ -1,0 +1,247 @@
+/**
+ * The CronJob sync hook: request → validate → decide → children → status → response.
+ *
+ * @packageDocumentation
+ */
+import { listChildren, type KubeObject, type SyncRequest } from "../../metacontroller/contract.ts";
+import type { ConditionInput } from "../../kube/conditions.ts";
+import { isBeingDeleted, jobOutcome } from "../../kube/jobs.ts";
+import { isDns1123Label } from "../../kube/names.ts";
+import { reemitObserved, sortChildren } from "../../kube/objects.ts";
+import { formatTime, parseTime } from "../../kube/time.ts";
+import type { Decision, HookResult } from "../types.ts";
+import {
+  Action,
+  ConditionType,
+  DEFAULTS,
+  JOB_GROUP_KEY,
+  MAX_JOB_NAME_LENGTH,
+  Reason,
+  RESYNC_PAD_SECONDS,
+  SkipReason,
+} from "./constants.ts";
+import { historyLimits, selectHistoryToPrune } from "./history.ts";
+import { buildJob } from "./job.ts";
+import { jobNameFor } from "./scheduled-time.ts";
+import {
+  activeNamesInStatus,
+  activeReferences,
+  buildStatus,
+  currentStatus,
+  effectiveLastScheduleTime,
+  lastSuccessfulTime,
+  scheduleRecord,
+} from "./status.ts";
+import { readCronJobSpec, type ValidCronJob } from "./validate.ts";
+
+/** Why the CronJob creates nothing at all right now (Ready=False). */
+interface Blocked {
+  reason: string;
+  message: string;
+}
+
+/** What the decision step chose for the most recent due slot. */
+interface SlotDecision {
+  newJob?: KubeObject;
+  replaced: KubeObject[];
+  lastScheduleTime: Date | undefined;
+  scheduling: ConditionInput;
+  decisions: Decision[];
+}
+
+function blockedBy(parent: KubeObject, read: ReturnType<typeof readCronJobSpec>, now: Date): Blocked | undefined {
+  if (isBeingDeleted(parent)) return { reason: Reason.Deleting, message: "the CronJob is being deleted; no new Jobs" };
+  const first = read.problems[0];
+  if (first) return { reason: first.reason, message: `${first.field}: ${first.message}` };
+  const name = parent.metadata.name;
+  const sample = jobNameFor(name, now);
+  if (sample.length > MAX_JOB_NAME_LENGTH || !isDns1123Label(sample)) {
+    return {
+      reason: Reason.NameTooLong,
+      message: `Job names such as ${JSON.stringify(sample)} would not be valid DNS-1123 labels of at most ${MAX_JOB_NAME_LENGTH} characters; use a CronJob name of at most 52 characters`,
+    };
+  }
+  if (read.valid?.spec.suspend === true) return { reason: Reason.Suspended, message: "spec.suspend is true; no new Jobs" };
+  return undefined;
+}
+
+function condition(type: string, status: ConditionInput["status"], reason: string, message: string): ConditionInput {
+  return { type, status, reason, message };
+}
+
+/**
+ * Decides what to do about the most recent slot in (last schedule time, now] (issue 2 rule 8):
+ * skip it when a Job of that name is known, when it is later than startingDeadlineSeconds
+ * (without moving lastScheduleTime), or under Forbid while a Job runs (also without moving it);
+ * under Replace leave every running Job out; then create its Job. At most one Job per call.
+ */
+function decideSlot(
+  parent: KubeObject,
+  valid: ValidCronJob,
+  candidate: Date,
+  running: readonly KubeObject[],
+  knownNames: ReadonlySet<string>,
+  lastScheduleTime: Date | undefined,
+  now: Date,
+): SlotDecision {
+  const name = jobNameFor(parent.metadata.name, candidate);
+  const slot = formatTime(candidate);
+  const keep = { replaced: [], lastScheduleTime };
+  if (knownNames.has(name)) {
+    return {
+      ...keep,
+      scheduling: condition(ConditionType.Scheduling, "True", Reason.UpToDate, `the Job ${name} for the slot at ${slot} already exists`),
+      decisions: [{ action: Action.Skip, reason: SkipReason.AlreadyExists, object: name }],
+    };
+  }
+  const deadline = valid.spec.startingDeadlineSeconds;
+  const lateSeconds = (now.getTime() - candidate.getTime()) / 1000;
+  if (deadline !== undefined && lateSeconds > deadline) {
+    return {
+      ...keep,
+      scheduling: condition(
+        ConditionType.Scheduling,
+        "False",
+        Reason.MissedSchedule,
+        `the slot at ${slot} was missed: ${Math.floor(lateSeconds)}s late, startingDeadlineSeconds is ${deadline}`,
+      ),
+      decisions: [{ action: Action.Skip, reason: SkipReason.TooLate, object: name }],
+    };
+  }
+  const policy = valid.spec.concurrencyPolicy ?? DEFAULTS.concurrencyPolicy;
+  if (policy === "Forbid" && running.length > 0) {
+    return {
+      ...keep,
+      scheduling: condition(
+        ConditionType.Scheduling,
+        "False",
+        Reason.ConcurrencyForbidden,
+        `the slot at ${slot} waits: concurrencyPolicy is Forbid and ${running.map((j) => j.metadata.name).join(", ")} still running`,
+      ),
+      decisions: [{ action: Action.Skip, reason: SkipReason.Forbid, object: name }],
+    };
+  }
+  const replaced = policy === "Replace" ? [...running] : [];
+  const newJob = buildJob(parent, valid.spec.jobTemplate, candidate, valid.zone);
+  return {
+    newJob,
+    replaced,
+    lastScheduleTime: candidate,
+    scheduling: condition(ConditionType.Scheduling, "True", Reason.JobCreated, `created the Job ${name} for the slot at ${slot}`),
+    decisions: [
+      ...replaced.map((j) => ({ action: Action.Replace, reason: "Replace", object: j.metadata.name })),
+      { action: Action.Create, object: name },
+    ],
+  };
+}
+
+/**
+ * The CronJob sync hook, a pure function of the request and the clock.
+ *
+ * Semantics follow upstream pkg/controller/cronjob (cronjob_controllerv2.go, utils.go) with the
+ * differences listed in README "CronJob": classic-cron DST, schedule changes effective from the
+ * moment first seen, `status.active` from observed children only, no missed-slot loop.
+ *
+ * @param request - a parsed Metacontroller sync request for a CronJob parent
+ * @param now - the current time
+ * @returns every observed Job that stays (history pruning and Replace leave Jobs out), at most
+ *   one new Job, the whole status, and `resyncAfterSeconds` (seconds, > 0) until the next slot;
+ *   no resync when suspended, invalid, deleting or never firing
+ */
+export function syncCronJob(request: SyncRequest, now: Date): HookResult {
+  const parent = request.parent;
+  const cronJobName = parent.metadata.name;
+  const spec = (parent as { spec?: unknown }).spec;
+  const jobs = listChildren(request.children, JOB_GROUP_KEY);
+  const status = currentStatus(parent);
+  const decisions: Decision[] = [];
+
+  // Rule 3: history cleanup on every call, before anything can stop us.
+  const pruned = selectHistoryToPrune(jobs, historyLimits(spec));
+  for (const job of pruned) decisions.push({ action: Action.Prune, reason: "HistoryLimit", object: job.metadata.name });
+  const prunedNames = new Set(pruned.map((j) => j.metadata.name));
+  const running = jobs.filter((j) => jobOutcome(j) === undefined);
+
+  const read = readCronJobSpec(spec);
+  const creation = parseTime(parent.metadata.creationTimestamp);
+  let lastScheduleTime = effectiveLastScheduleTime(cronJobName, status, jobs, now);
+  const record = scheduleRecord(spec, status, lastScheduleTime, creation, now);
+
+  let blocked = blockedBy(parent, read, now);
+  let scheduling: ConditionInput | undefined;
+  let newJob: KubeObject | undefined;
+  let replaced: KubeObject[] = [];
+  let resyncAfterSeconds: number | undefined;
+
+  const valid = read.valid;
+  if (!blocked && valid) {
+    const anchor = lastScheduleTime ?? creation ?? now;
+    let candidate = valid.schedule.latestSlot(now, anchor);
+    const since = parseTime(record.since)!;
+    if (candidate && candidate.getTime() < since.getTime()) {
+      // Rule 9: slots of a changed schedule before the change was first seen are not run.
+      decisions.push({ action: Action.Skip, reason: SkipReason.BeforeScheduleChange, object: jobNameFor(cronJobName, candidate) });
+      candidate = undefined;
+    }
+    if (candidate) {
+      const knownNames = new Set([...jobs.map((j) => j.metadata.name), ...activeNamesInStatus(status)]);
+      const slot = decideSlot(parent, valid, candidate, running, knownNames, lastScheduleTime, now);
+      newJob = slot.newJob;
+      replaced = slot.replaced;
+      lastScheduleTime = slot.lastScheduleTime;
+      scheduling = slot.scheduling;
+      decisions.push(...slot.decisions);
+    }
+    const from = lastScheduleTime && lastScheduleTime.getTime() > now.getTime() ? lastScheduleTime : now;
+    const next = valid.schedule.nextSlot(from, anchor);
+    if (next) {
+      resyncAfterSeconds = Math.max(0, (next.getTime() - now.getTime()) / 1000) + RESYNC_PAD_SECONDS;
+      // Keep the float short and stable (ms precision) so responses stay byte-identical.
+      resyncAfterSeconds = Math.round(resyncAfterSeconds * 1000) / 1000;
+    } else if (!candidate) {
+      blocked = { reason: Reason.NeverFires, message: `the schedule ${JSON.stringify(valid.spec.schedule)} has no future slot` };
+    }
+    scheduling ??= condition(
+      ConditionType.Scheduling,
+      "True",
+      Reason.UpToDate,
+      lastScheduleTime ? `no slot due since ${formatTime(lastScheduleTime)}` : "no slot due yet",
+    );
+  }
+  if (blocked) decisions.push({ action: Action.Skip, reason: blocked.reason });
+
+  const replacedNames = new Set(replaced.map((j) => j.metadata.name));
+  const kept = jobs.filter((j) => !prunedNames.has(j.metadata.name) && !replacedNames.has(j.metadata.name));
+  const children = kept.map(reemitObserved);
+  if (newJob) children.push(newJob);
+  const stillRunning = running.filter((j) => !replacedNames.has(j.metadata.name));
+  if (newJob) stillRunning.push(newJob);
+
+  const ready = blocked
+    ? condition(ConditionType.Ready, "False", blocked.reason, blocked.message)
+    : condition(
+        ConditionType.Ready,
+        "True",
+        Reason.Active,
+        `schedule ${JSON.stringify(valid!.spec.schedule)} in ${valid!.zone}`,
+      );
+  const conditions = [ready];
+  if (!blocked && scheduling) conditions.push(scheduling);
+
+  const response: HookResult["response"] = {
+    status: buildStatus(
+      parent,
+      {
+        active: activeReferences(cronJobName, stillRunning),
+        lastScheduleTime,
+        lastSuccessfulTime: lastSuccessfulTime(status, jobs),
+        conditions,
+        schedule: record,
+      },
+      now,
+    ),
+    children: sortChildren(children),
+  };
+  if (!blocked && resyncAfterSeconds !== undefined && resyncAfterSeconds > 0) response.resyncAfterSeconds = resyncAfterSeconds;
+  return { response, decisions };
+}

@@ -1,0 +1,104 @@
+/**
+ * Spec validation and defaulting, shared by the sync hook and admission webhooks.
+ *
+ * @packageDocumentation
+ */
+import type { KubeObject } from "../../metacontroller/contract.ts";
+import type { SpecProblem } from "../types.ts";
+import { DEFAULTS, MAX_CRONJOB_NAME_LENGTH, Reason } from "./constants.ts";
+import { CronJobSpecSchema, type CronJobSpec } from "./schema.ts";
+import { parseSchedule, type Schedule } from "./schedule.ts";
+import { checkTimeZone } from "./time-zone.ts";
+
+/** A spec that passed every check, with its parsed schedule and effective zone. */
+export interface ValidCronJob {
+  spec: CronJobSpec;
+  schedule: Schedule;
+  /** `spec.timeZone`, or UTC when unset. */
+  zone: string;
+}
+
+/** Result of {@link readCronJobSpec}: the problems in check order, and the valid spec when none. */
+export interface ReadSpec {
+  problems: SpecProblem[];
+  valid?: ValidCronJob;
+}
+
+function fieldOf(path: ReadonlyArray<PropertyKey>): string {
+  return ["spec", ...path.map(String)].join(".");
+}
+
+/**
+ * Checks a CronJob spec, in this order: `schedule` (type, `TZ=` prefix, grammar), `timeZone`
+ * (upstream name rules, then whether the zone exists), then every other field as the zod schema
+ * says (negative numbers, the concurrencyPolicy enum, a missing jobTemplate…).
+ *
+ * @param spec - `parent.spec` as received (any JSON value)
+ * @returns the problems (empty when valid) and the parsed spec when valid
+ */
+export function readCronJobSpec(spec: unknown): ReadSpec {
+  const parsed = CronJobSpecSchema.safeParse(spec);
+  const issues = parsed.success ? [] : parsed.error.issues;
+  const problems: SpecProblem[] = [];
+  const raw = (spec && typeof spec === "object" ? spec : {}) as Record<string, unknown>;
+
+  const scheduleIssue = issues.find((i) => i.path[0] === "schedule");
+  const zoneIssue = issues.find((i) => i.path[0] === "timeZone");
+  const zoneText = typeof raw.timeZone === "string" ? raw.timeZone : undefined;
+  const zoneMessage = zoneIssue ? zoneIssue.message : zoneText !== undefined ? checkTimeZone(zoneText) : undefined;
+  const zone = zoneMessage === undefined && zoneText !== undefined ? zoneText : DEFAULTS.timeZone;
+
+  let schedule: Schedule | undefined;
+  if (scheduleIssue) {
+    problems.push({ reason: Reason.InvalidSchedule, field: "spec.schedule", message: scheduleIssue.message });
+  } else if (typeof raw.schedule === "string") {
+    const result = parseSchedule(raw.schedule, zone);
+    if (result.ok) schedule = result.schedule;
+    else problems.push({ reason: Reason.InvalidSchedule, field: "spec.schedule", message: result.message });
+  }
+  if (zoneMessage !== undefined) {
+    problems.push({ reason: Reason.InvalidTimeZone, field: "spec.timeZone", message: zoneMessage });
+  }
+  for (const issue of issues) {
+    if (issue === scheduleIssue || issue === zoneIssue) continue;
+    if (issue.path[0] === "schedule" || issue.path[0] === "timeZone") continue;
+    problems.push({ reason: Reason.InvalidSpec, field: issue.path.length ? fieldOf(issue.path) : "spec", message: issue.message });
+  }
+  if (problems.length || !parsed.success || !schedule) return { problems };
+  return { problems, valid: { spec: parsed.data, schedule, zone } };
+}
+
+/**
+ * Admission validation: the name rule on create (at most 52 characters, as upstream
+ * `ValidateCronJobCreate`; updates skip it so legacy objects stay editable), then
+ * {@link readCronJobSpec}'s checks.
+ *
+ * @param parent - the CronJob being created or updated
+ * @param oldParent - the stored CronJob on update
+ */
+export function validateCronJob(parent: KubeObject, oldParent?: KubeObject): SpecProblem[] {
+  const problems: SpecProblem[] = [];
+  if (!oldParent && parent.metadata.name.length > MAX_CRONJOB_NAME_LENGTH) {
+    problems.push({
+      reason: Reason.NameTooLong,
+      field: "metadata.name",
+      message: `must be no more than ${MAX_CRONJOB_NAME_LENGTH} characters (Job names add an 11-character suffix)`,
+    });
+  }
+  problems.push(...readCronJobSpec((parent as { spec?: unknown }).spec).problems);
+  return problems;
+}
+
+/**
+ * The spec with every default the hook assumes written out where unset: concurrencyPolicy
+ * Allow, suspend false, successfulJobsHistoryLimit 3, failedJobsHistoryLimit 1, timeZone UTC.
+ * Never changes a value that is set; anything that is not an object is returned unchanged.
+ */
+export function defaultCronJobSpec(spec: unknown): unknown {
+  if (!spec || typeof spec !== "object" || Array.isArray(spec)) return spec;
+  const out: Record<string, unknown> = { ...(spec as Record<string, unknown>) };
+  for (const [key, value] of Object.entries(DEFAULTS)) {
+    if (out[key] === undefined) out[key] = value;
+  }
+  return out;
+}

@@ -1,0 +1,91 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { controllers } from "../../src/controllers/registry.ts";
+import { CHART_DIR as GENERATED_CHART_DIR, renderChartFiles } from "../../src/crd/manifests.ts";
+import { CHART_DIR, helmSkipReason, lintChart, runHelm, stageChart } from "../helpers/helm.ts";
+
+const skip = helmSkipReason;
+
+test("the bundled helm is Helm 4", { skip }, () => {
+  const result = runHelm(["version", "--short"]);
+  assert.equal(result.status, 0, result.stderr);
+  assert.match(result.stdout, /^v4\./);
+});
+
+test("helm lint --strict passes with default values", { skip }, () => {
+  const result = lintChart();
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+  assert.doesNotMatch(result.stdout, /\[(WARNING|ERROR)\]/);
+});
+
+test("helm lint --strict passes with every optional feature on", { skip }, () => {
+  const result = lintChart({
+    "auth.enabled": "true",
+    "tls.enabled": "true",
+    "tls.secretName": "hooks-tls",
+    "serviceMonitor.enabled": "true",
+    "build.images.kaniko": "ghcr.io/osscontainertools/kaniko:v1.28.3",
+    "controllers.cronjob.hookTimeout": "30s",
+    "controllers.cronjob.hookVersion": "v2",
+  });
+  assert.equal(result.status, 0, result.stdout + result.stderr);
+});
+
+test("a wrongly typed value fails lint and names the field and the type", { skip }, () => {
+  const result = lintChart({ replicaCount: "two" });
+  assert.notEqual(result.status, 0);
+  assert.match(result.stdout + result.stderr, /at '\/replicaCount': got string, want integer/);
+});
+
+test("an unknown top-level key fails lint (typos do not pass silently)", { skip }, () => {
+  const result = lintChart({ replicaCont: "3" });
+  assert.notEqual(result.status, 0);
+  assert.match(result.stdout + result.stderr, /additional properties 'replicaCont' not allowed/);
+});
+
+test("bad hook settings fail lint", { skip }, () => {
+  for (const [key, value, field] of [
+    ["controllers.cronjob.hookVersion", "v3", "/controllers/cronjob/hookVersion"],
+    ["controllers.cronjob.hookTimeout", "10 seconds", "/controllers/cronjob/hookTimeout"],
+    ["controllers.nightly.enabled", "true", "/controllers"],
+  ] as const) {
+    const result = lintChart({ [key]: value });
+    assert.notEqual(result.status, 0, `${key}=${value} should fail`);
+    assert.ok((result.stdout + result.stderr).includes(`at '${field}'`), `${key}: ${result.stdout}`);
+  }
+});
+
+test("NOTES.txt tells how to create a first CronJob and see its status", { skip }, () => {
+  const result = runHelm(["install", "rel", stageChart(), "--dry-run=client", "--namespace", "hooks"]);
+  assert.equal(result.status, 0, result.stderr);
+  const notes = result.stdout.slice(result.stdout.indexOf("NOTES:"));
+  assert.match(notes, /kubectl get compositecontrollers/);
+  assert.match(notes, /http:\/\/rel-metahooks\.hooks\.svc:8080/);
+  // A first object of every kind the chart serves, and how to watch it.
+  for (const def of controllers) {
+    assert.ok(notes.includes(`apiVersion: ${def.apiVersion}\n   kind: ${def.kind}\n`), `NOTES.txt has no sample ${def.kind}`);
+    assert.ok(notes.includes((def.compositeController("http://x") as any).metadata.name), `NOTES.txt names ${def.name}'s CompositeController`);
+  }
+  assert.match(notes, /kubectl get cronjobs\.batch\.tutorial\.kubebuilder\.io hello/);
+});
+
+test("the chart's appVersion is the package version (the image tag the chart pulls by default)", () => {
+  const chart = parse(readFileSync(join(CHART_DIR, "Chart.yaml"), "utf8"));
+  const pkg = JSON.parse(readFileSync("package.json", "utf8"));
+  assert.equal(chart.appVersion, pkg.version);
+});
+
+test("the chart's generated files match the code (run `npm run generate` after a change)", () => {
+  assert.equal(GENERATED_CHART_DIR, "charts/metahooks");
+  const rendered = renderChartFiles();
+  const onDisk = ["crds", "files/compositecontrollers"].flatMap((dir) =>
+    readdirSync(join(CHART_DIR, dir)).map((f) => `${dir}/${f}`),
+  );
+  assert.deepStrictEqual(onDisk.sort(), [...rendered.keys()].sort(), "generated file set differs");
+  for (const [path, content] of rendered) {
+    assert.equal(readFileSync(join(CHART_DIR, path), "utf8"), content, `${path} drifted`);
+  }
+});

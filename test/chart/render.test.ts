@@ -1,0 +1,345 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { parse } from "yaml";
+import { controllers } from "../../src/controllers/registry.ts";
+import { CHART_DIR, helmSkipReason, renderChart, templateChart, type KubeDoc } from "../helpers/helm.ts";
+import { assertValidRenderedObject } from "../helpers/chart-objects.ts";
+
+const NAMESPACE = "hooks";
+const FULLNAME = "release-metahooks";
+const skip = helmSkipReason;
+
+function only(docs: KubeDoc[], kind: string): KubeDoc {
+  const found = docs.filter((d) => d.kind === kind);
+  assert.equal(found.length, 1, `expected exactly one ${kind}, got ${found.length}`);
+  return found[0]!;
+}
+
+function envOf(deployment: KubeDoc): Map<string, string> {
+  const container = deployment.spec.template.spec.containers[0];
+  return new Map(container.env.map((e: { name: string; value: string }) => [e.name, e.value]));
+}
+
+/** The code's CompositeController for a kind, with hook URLs built on `base`. */
+function codeController(name: string, base: string): any {
+  const def = controllers.find((c) => c.name === name)!;
+  return structuredClone(def.compositeController(base));
+}
+
+/** A CompositeController spec without what the chart sets from values (URL, timeout, version, auth, CA). */
+function withoutHookSettings(spec: any): any {
+  const copy = structuredClone(spec);
+  for (const hook of Object.values<any>(copy.hooks ?? {})) {
+    delete hook.version;
+    for (const key of ["url", "timeout", "authorization", "caBundle"]) delete hook.webhook[key];
+  }
+  return copy;
+}
+
+const defaults = skip ? [] : renderChart();
+
+describe("helm template with default values", { skip }, () => {
+  test("renders the hook service objects plus one CompositeController per controller kind", () => {
+    const kinds = defaults.map((d) => d.kind).sort();
+    const expected = ["Deployment", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"];
+    expected.push(...controllers.map(() => "CompositeController"));
+    assert.deepStrictEqual(kinds, expected.sort());
+  });
+
+  test("every rendered object is valid for its kind", () => {
+    for (const doc of defaults) assertValidRenderedObject(doc, NAMESPACE);
+  });
+
+  test("the Deployment: 2 replicas, probes on the admin port, hardened pod, no API token", () => {
+    const deployment = only(defaults, "Deployment");
+    const pod = deployment.spec.template.spec;
+    const container = pod.containers[0];
+    assert.equal(deployment.spec.replicas, 2);
+    assert.equal(pod.automountServiceAccountToken, false);
+    assert.deepStrictEqual(pod.securityContext.seccompProfile, { type: "RuntimeDefault" });
+    assert.equal(pod.securityContext.runAsNonRoot, true);
+    assert.equal(container.securityContext.readOnlyRootFilesystem, true);
+    assert.equal(container.securityContext.allowPrivilegeEscalation, false);
+    assert.deepStrictEqual(container.securityContext.capabilities.drop, ["ALL"]);
+    assert.deepStrictEqual(container.readinessProbe.httpGet, { path: "/readyz", port: "admin" });
+    assert.deepStrictEqual(container.livenessProbe.httpGet, { path: "/healthz", port: "admin" });
+    const ports = Object.fromEntries(container.ports.map((p: any) => [p.name, p.containerPort]));
+    assert.deepStrictEqual(ports, { http: 8080, admin: 9090 });
+    assert.ok(pod.terminationGracePeriodSeconds > container.lifecycle.preStop.sleep.seconds);
+    assert.ok(container.resources.requests.cpu && container.resources.requests.memory);
+    assert.equal(pod.topologySpreadConstraints[0].whenUnsatisfiable, "ScheduleAnyway");
+    const env = envOf(deployment);
+    assert.equal(env.get("PORT"), "8080");
+    assert.equal(env.get("ADMIN_PORT"), "9090");
+    assert.equal(env.get("LOG_LEVEL"), "info");
+    for (const name of ["GIT_SYNC_IMAGE", "PREPARE_IMAGE", "KANIKO_IMAGE", "BUILDKIT_IMAGE", "AUTH_TOKEN_FILE", "TLS_CERT_FILE"]) {
+      assert.equal(env.has(name), false, `${name} is off by default`);
+    }
+  });
+
+  test("the Service selects the Deployment's pods and exposes the hook and admin ports by name", () => {
+    const service = only(defaults, "Service");
+    const deployment = only(defaults, "Deployment");
+    const podLabels = deployment.spec.template.metadata.labels;
+    for (const [k, v] of Object.entries<string>(service.spec.selector)) assert.equal(podLabels[k], v, `selector ${k}`);
+    assert.deepStrictEqual(deployment.spec.selector.matchLabels, service.spec.selector);
+    const ports = Object.fromEntries(service.spec.ports.map((p: any) => [p.name, [p.port, p.targetPort]]));
+    assert.deepStrictEqual(ports, { http: [8080, "http"], admin: [9090, "admin"] });
+  });
+
+  test("the PodDisruptionBudget protects the hook pods", () => {
+    const pdb = only(defaults, "PodDisruptionBudget");
+    assert.deepStrictEqual(pdb.spec.selector.matchLabels, only(defaults, "Deployment").spec.selector.matchLabels);
+    assert.equal(pdb.spec.maxUnavailable, 1);
+  });
+
+  test("the NetworkPolicy selects the hook pods and admits only Metacontroller on the hook port", () => {
+    const policy = only(defaults, "NetworkPolicy");
+    const podLabels = only(defaults, "Deployment").spec.template.metadata.labels;
+    const selector = policy.spec.podSelector.matchLabels;
+    assert.ok(Object.keys(selector).length > 0, "an empty podSelector would select every pod in the namespace");
+    for (const [k, v] of Object.entries<string>(selector)) assert.equal(podLabels[k], v, `podSelector ${k} must match the pods`);
+    assert.deepStrictEqual(policy.spec.policyTypes, ["Ingress"]);
+    const [hookRule, metricsRule] = policy.spec.ingress;
+    assert.deepStrictEqual(hookRule.ports, [{ port: 8080, protocol: "TCP" }]);
+    assert.equal(hookRule.from.length, 1, "one peer: namespace AND pod selector together");
+    const peer = hookRule.from[0];
+    assert.deepStrictEqual(peer.namespaceSelector.matchLabels, { "kubernetes.io/metadata.name": "metacontroller" });
+    assert.deepStrictEqual(peer.podSelector.matchExpressions[0].values, ["metacontroller", "metacontroller-helm"]);
+    assert.deepStrictEqual(metricsRule.ports, [{ port: 9090, protocol: "TCP" }]);
+    assert.deepStrictEqual(metricsRule.from[0].namespaceSelector.matchLabels, { "kubernetes.io/metadata.name": "monitoring" });
+  });
+
+  test("each CompositeController matches the code's definition apart from the hook settings", () => {
+    for (const def of controllers) {
+      const expected = codeController(def.name, "http://base.invalid");
+      const rendered = defaults.find((d) => d.kind === "CompositeController" && d.metadata.name === expected.metadata.name);
+      assert.ok(rendered, `${def.name}: no CompositeController ${expected.metadata.name} (run \`npm run generate\`, and add controllers.${def.name} to values.yaml)`);
+      assert.deepStrictEqual(withoutHookSettings(rendered.spec), withoutHookSettings(expected.spec), `${def.name}: chart and code drifted`);
+      // Empty hookTimeout/hookVersion keep the code's settings.
+      for (const [name, hook] of Object.entries<any>(expected.spec.hooks)) {
+        assert.equal(rendered.spec.hooks[name].webhook.timeout, hook.webhook.timeout, `${def.name} ${name} timeout`);
+        assert.equal(rendered.spec.hooks[name].version, hook.version, `${def.name} ${name} version`);
+      }
+    }
+  });
+
+  test("every hook URL resolves to the chart's Service name, namespace and hook port", () => {
+    const service = only(defaults, "Service");
+    const container = only(defaults, "Deployment").spec.template.spec.containers[0];
+    const hookPort = service.spec.ports.find((p: any) => p.name === "http");
+    const containerPort = container.ports.find((p: any) => p.name === hookPort.targetPort);
+    assert.equal(containerPort.containerPort, 8080);
+    for (const def of controllers) {
+      const base = "http://base.invalid";
+      const expected = codeController(def.name, base);
+      const rendered = defaults.find((d) => d.kind === "CompositeController" && d.metadata.name === expected.metadata.name)!;
+      for (const [name, hook] of Object.entries<any>(rendered.spec.hooks)) {
+        const url = new URL(hook.webhook.url);
+        assert.equal(url.protocol, "http:");
+        assert.equal(url.hostname, `${service.metadata.name}.${service.metadata.namespace}.svc`, `${def.name} ${name} host`);
+        assert.equal(service.metadata.namespace, NAMESPACE);
+        assert.equal(Number(url.port), hookPort.port, `${def.name} ${name} port`);
+        assert.equal(url.pathname, expected.spec.hooks[name].webhook.url.slice(base.length), `${def.name} ${name} path`);
+      }
+    }
+  });
+
+  test("no ServiceMonitor, no Secret and no Metacontroller by default", () => {
+    for (const kind of ["ServiceMonitor", "Secret", "ConfigMap"]) assert.equal(defaults.filter((d) => d.kind === kind).length, 0, kind);
+  });
+});
+
+describe("the chart's CRDs and CompositeController files are generated", { skip }, () => {
+  test("crds/ is byte-identical to metacontroller/crds/", () => {
+    const ours = readdirYaml(join(CHART_DIR, "crds"));
+    const theirs = readdirYaml("metacontroller/crds");
+    assert.deepStrictEqual(ours, theirs, "same file names");
+    for (const file of ours) {
+      assert.equal(readFileSync(join(CHART_DIR, "crds", file), "utf8"), readFileSync(join("metacontroller/crds", file), "utf8"), `${file} differs (run \`npm run generate\`)`);
+    }
+  });
+
+  test("--include-crds renders one valid CRD per controller kind", () => {
+    const docs = renderChart({ includeCrds: true });
+    const crds = docs.filter((d) => d.kind === "CustomResourceDefinition");
+    assert.deepStrictEqual(crds.map((c) => c.metadata.name).sort(), controllers.map((d) => (d.crd() as any).metadata.name).sort());
+    for (const crd of crds) assertValidRenderedObject(crd, NAMESPACE);
+  });
+
+  test("values.yaml has an entry for every controller kind and only those", () => {
+    const values = parse(readFileSync(join(CHART_DIR, "values.yaml"), "utf8"));
+    const schema = JSON.parse(readFileSync(join(CHART_DIR, "values.schema.json"), "utf8"));
+    for (const def of controllers) {
+      assert.equal(values.controllers[def.name]?.enabled, true, `controllers.${def.name}.enabled`);
+      assert.ok(schema.properties.controllers.properties[def.name], `values.schema.json controllers.${def.name}`);
+    }
+  });
+});
+
+describe("helm template with toggles", { skip }, () => {
+  for (const def of controllers) {
+    test(`controllers.${def.name}.enabled=false removes only its CompositeController`, () => {
+      const docs = renderChart({ set: { [`controllers.${def.name}.enabled`]: "false" } });
+      const names = docs.filter((d) => d.kind === "CompositeController").map((d) => d.metadata.name);
+      const own = codeController(def.name, "").metadata.name;
+      assert.equal(names.includes(own), false);
+      assert.equal(names.length, controllers.length - 1);
+    });
+  }
+
+  test("hook timeout and version come from values", () => {
+    const set: Record<string, string> = {};
+    for (const def of controllers) {
+      set[`controllers.${def.name}.hookTimeout`] = "25s";
+      set[`controllers.${def.name}.hookVersion`] = "v2";
+    }
+    const docs = renderChart({ set });
+    for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
+      for (const hook of Object.values<any>(cc.spec.hooks)) {
+        assert.equal(hook.webhook.timeout, "25s");
+        assert.equal(hook.version, "v2");
+      }
+    }
+  });
+
+  test("build images reach the service as env, and only when set", () => {
+    const docs = renderChart({ set: { "build.images.kaniko": "ghcr.io/osscontainertools/kaniko:v1.28.3", "build.images.gitSync": "registry.k8s.io/git-sync/git-sync:v4.7.1" } });
+    const env = envOf(only(docs, "Deployment"));
+    assert.equal(env.get("KANIKO_IMAGE"), "ghcr.io/osscontainertools/kaniko:v1.28.3");
+    assert.equal(env.get("GIT_SYNC_IMAGE"), "registry.k8s.io/git-sync/git-sync:v4.7.1");
+    assert.equal(env.has("BUILDKIT_IMAGE"), false);
+    assert.equal(env.has("PREPARE_IMAGE"), false);
+  });
+
+  test("auth: one Secret, mounted for the service and sent by every hook", () => {
+    const docs = renderChart({ set: { "auth.enabled": "true", "auth.token": "s3cret" } });
+    for (const doc of docs) assertValidRenderedObject(doc, NAMESPACE);
+    const secret = only(docs, "Secret");
+    assert.equal(Buffer.from(secret.data.token, "base64").toString(), "s3cret");
+    const deployment = only(docs, "Deployment");
+    const pod = deployment.spec.template.spec;
+    const volume = pod.volumes.find((v: any) => v.secret?.secretName === secret.metadata.name);
+    assert.ok(volume, "the token Secret is a volume");
+    const mount = pod.containers[0].volumeMounts.find((m: any) => m.name === volume.name);
+    assert.equal(envOf(deployment).get("AUTH_TOKEN_FILE"), `${mount.mountPath}/token`);
+    assert.ok(deployment.spec.template.metadata.annotations["checksum/auth-token"], "a new token rolls the pods");
+    for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
+      for (const hook of Object.values<any>(cc.spec.hooks)) {
+        assert.deepStrictEqual(hook.webhook.authorization, {
+          type: "Bearer",
+          credentials: { secretRef: { name: secret.metadata.name, namespace: NAMESPACE, key: "token" } },
+        });
+      }
+    }
+  });
+
+  test("auth with an existing Secret creates none and references it", () => {
+    const docs = renderChart({ set: { "auth.enabled": "true", "auth.existingSecret": "hook-token", "auth.secretKey": "bearer" } });
+    assert.equal(docs.filter((d) => d.kind === "Secret").length, 0);
+    const deployment = only(docs, "Deployment");
+    assert.ok(deployment.spec.template.spec.volumes.some((v: any) => v.secret?.secretName === "hook-token"));
+    assert.match(envOf(deployment).get("AUTH_TOKEN_FILE")!, /\/bearer$/);
+    const cc = docs.find((d) => d.kind === "CompositeController")!;
+    assert.equal((Object.values<any>(cc.spec.hooks)[0]).webhook.authorization.credentials.secretRef.name, "hook-token");
+  });
+
+  test("auth.authorization and tls.caBundle replace the default blocks verbatim", () => {
+    const authorization = { type: "Bearer", credentialsSecretRef: { name: "x", namespace: "y", key: "z" } };
+    const caBundle = { configMapRef: { name: "trust-bundle", namespace: "cert-manager", key: "ca.crt" } };
+    const docs = renderChart({ values: [{ auth: { enabled: true, authorization }, tls: { enabled: true, secretName: "t", caBundle } }] });
+    for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
+      for (const hook of Object.values<any>(cc.spec.hooks)) {
+        assert.deepStrictEqual(hook.webhook.authorization, authorization);
+        assert.deepStrictEqual(hook.webhook.caBundle, caBundle);
+      }
+    }
+  });
+
+  test("a generated token is random but well-formed", () => {
+    const docs = renderChart({ set: { "auth.enabled": "true" } });
+    const token = Buffer.from(only(docs, "Secret").data.token, "base64").toString();
+    assert.match(token, /^[A-Za-z0-9]{48}$/);
+  });
+
+  test("TLS: https URLs with a caBundle, cert files from the Secret", () => {
+    const docs = renderChart({ set: { "tls.enabled": "true", "tls.secretName": "hooks-tls" } });
+    for (const doc of docs) assertValidRenderedObject(doc, NAMESPACE);
+    const deployment = only(docs, "Deployment");
+    const env = envOf(deployment);
+    assert.equal(env.get("TLS_CERT_FILE"), "/var/run/metahooks/tls/tls.crt");
+    assert.equal(env.get("TLS_KEY_FILE"), "/var/run/metahooks/tls/tls.key");
+    assert.ok(deployment.spec.template.spec.volumes.some((v: any) => v.secret?.secretName === "hooks-tls"));
+    const service = only(docs, "Service");
+    assert.ok(service.spec.ports.some((p: any) => p.name === "https" && p.port === 8080));
+    for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
+      for (const hook of Object.values<any>(cc.spec.hooks)) {
+        assert.match(hook.webhook.url, new RegExp(`^https://${FULLNAME}\\.${NAMESPACE}\\.svc:8080/`));
+        assert.deepStrictEqual(hook.webhook.caBundle, { secretRef: { name: "hooks-tls", namespace: NAMESPACE, key: "ca.crt" } });
+      }
+    }
+    // Probes stay on the plain-HTTP admin port.
+    assert.equal(deployment.spec.template.spec.containers[0].readinessProbe.httpGet.port, "admin");
+  });
+
+  test("TLS without a Secret name fails with a message that says what to set", () => {
+    const result = templateChart({ set: { "tls.enabled": "true" } });
+    assert.notEqual(result.status, 0);
+    assert.match(result.stderr, /tls\.enabled=true needs tls\.secretName/);
+  });
+
+  test("ServiceMonitor only when the cluster has the monitoring.coreos.com/v1 API", () => {
+    const without = renderChart({ set: { "serviceMonitor.enabled": "true" } });
+    assert.equal(without.filter((d) => d.kind === "ServiceMonitor").length, 0);
+    const docs = renderChart({ set: { "serviceMonitor.enabled": "true", "serviceMonitor.labels.release": "kube-prometheus" }, apiVersions: ["monitoring.coreos.com/v1/ServiceMonitor"] });
+    const monitor = only(docs, "ServiceMonitor");
+    assertValidRenderedObject(monitor, NAMESPACE);
+    const service = only(docs, "Service");
+    assert.equal(monitor.metadata.labels!.release, "kube-prometheus");
+    for (const [k, v] of Object.entries<string>(monitor.spec.selector.matchLabels)) assert.equal(service.metadata.labels![k], v);
+    assert.deepStrictEqual(monitor.spec.namespaceSelector.matchNames, [NAMESPACE]);
+    const endpoint = monitor.spec.endpoints[0];
+    assert.ok(service.spec.ports.some((p: any) => p.name === endpoint.port), "the endpoint names a Service port");
+    assert.equal(endpoint.port, "admin");
+    assert.equal(endpoint.path, "/metrics");
+  });
+
+  test("Metacontroller's chart renders only with metacontroller.enabled, and the NetworkPolicy follows it", () => {
+    const docs = renderChart({ set: { "metacontroller.enabled": "true" } });
+    assert.equal(docs.filter((d) => d.kind === "ConfigMap" && d.metadata.name === "metacontroller-stub").length, 1);
+    const peer = only(docs, "NetworkPolicy").spec.ingress[0].from[0];
+    assert.deepStrictEqual(peer.namespaceSelector.matchLabels, { "kubernetes.io/metadata.name": NAMESPACE });
+  });
+
+  test("one replica drops the PDB; networkPolicy.enabled=false drops the policy", () => {
+    const docs = renderChart({ set: { replicaCount: "1", "networkPolicy.enabled": "false" } });
+    assert.equal(docs.filter((d) => d.kind === "PodDisruptionBudget").length, 0);
+    assert.equal(docs.filter((d) => d.kind === "NetworkPolicy").length, 0);
+  });
+
+  test("release and namespace names flow into the hook URLs (release named like the chart)", () => {
+    const docs = renderChart({ releaseName: "metahooks", namespace: "platform" });
+    const service = only(docs, "Service");
+    assert.equal(service.metadata.name, "metahooks");
+    for (const doc of docs) assertValidRenderedObject(doc, "platform");
+    for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
+      for (const hook of Object.values<any>(cc.spec.hooks)) assert.equal(new URL(hook.webhook.url).host, "metahooks.platform.svc:8080");
+    }
+  });
+
+  test("everything switched on renders only valid objects", () => {
+    const docs = renderChart({
+      set: { "auth.enabled": "true", "tls.enabled": "true", "tls.secretName": "t", "serviceMonitor.enabled": "true", "image.digest": `sha256:${"a".repeat(64)}` },
+      values: [{ env: [{ name: "NODE_OPTIONS", value: "--max-old-space-size=200" }], imagePullSecrets: [{ name: "regcred" }], podAnnotations: { a: "b" } }],
+      apiVersions: ["monitoring.coreos.com/v1/ServiceMonitor"],
+    });
+    for (const doc of docs) assertValidRenderedObject(doc, NAMESPACE);
+    assert.equal(only(docs, "Deployment").spec.template.spec.containers[0].image, `ghcr.io/metahooks/metahooks@sha256:${"a".repeat(64)}`);
+  });
+});
+
+function readdirYaml(dir: string): string[] {
+  return readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort();
+}
