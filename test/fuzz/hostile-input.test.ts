@@ -229,9 +229,10 @@ for (const route of routes) {
         const body = checkAnswer(route, answer);
         if (body && route.hook === "sync" && specIsInvalid(route, request)) {
           invalidSeen++;
-          const desired = desiredKeys(body, request.parent?.metadata?.namespace ?? "");
+          const desired = desiredKeys(body, request.parent?.metadata?.namespace || "");
           for (const key of observedKeys(request)) assert.ok(desired.has(key), `invalid spec dropped observed child ${key}`);
         }
+        assert.equal(({} as any).polluted, undefined, "Object.prototype was polluted");
       }),
       { numRuns: RUNS * 4 },
     );

@@ -188,10 +188,15 @@ export function specIsInvalid(route: Route, request: any): boolean {
 
 /** `Kind/namespace/name` of every observed child in a request. */
 export function observedKeys(request: any): string[] {
+  const parentNamespace = request?.parent?.metadata?.namespace || "";
   const keys: string[] = [];
   for (const group of Object.values((request?.children ?? {}) as Record<string, Record<string, any>>)) {
     for (const child of Object.values(group ?? {})) {
-      keys.push(`${child?.kind}/${child?.metadata?.namespace ?? ""}/${child?.metadata?.name}`);
+      // Only real objects count (a fuzzed `{"__proto__": …}` entry is not a child Metacontroller
+      // could send, and the contract schema ignores it).
+      if (typeof child?.kind !== "string" || typeof child?.metadata?.name !== "string") continue;
+      // Metacontroller puts a child without (or with an empty) namespace in the parent's.
+      keys.push(`${child?.kind}/${child?.metadata?.namespace || parentNamespace}/${child?.metadata?.name}`);
     }
   }
   return keys;
@@ -200,6 +205,6 @@ export function observedKeys(request: any): string[] {
 /** `Kind/namespace/name` of every desired child in a response. */
 export function desiredKeys(body: any, parentNamespace: string): Set<string> {
   return new Set(
-    ((body?.children ?? []) as any[]).map((c) => `${c?.kind}/${c?.metadata?.namespace ?? parentNamespace}/${c?.metadata?.name}`),
+    ((body?.children ?? []) as any[]).map((c) => `${c?.kind}/${c?.metadata?.namespace || parentNamespace}/${c?.metadata?.name}`),
   );
 }
