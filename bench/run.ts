@@ -11,8 +11,8 @@ import { createRequire } from "node:module";
 import { createInterface } from "node:readline";
 import { writeFileSync, readFileSync } from "node:fs";
 import os from "node:os";
-import { cronJobRequest } from "./fixtures.ts";
-import { cibuildScenarios } from "./cibuild.ts";
+import { cronJobRequest, NOW } from "./fixtures.ts";
+import { cibuildScenarios, type Scenario } from "./cibuild.ts";
 import { scheduleCost, type ScheduleCost } from "./schedule.ts";
 
 const require = createRequire(import.meta.url);
@@ -29,10 +29,10 @@ interface Endpoint {
   adminUrl?: string;
 }
 
-async function startServer(mode: "hook" | "baseline"): Promise<Endpoint> {
+async function startServer(mode: "hook" | "baseline", now?: string): Promise<Endpoint> {
   const child = spawn(process.execPath, ["--import", "tsx", new URL("./servers.ts", import.meta.url).pathname, mode], {
     stdio: ["ignore", "pipe", "inherit"],
-    env: { ...process.env, NODE_ENV: "production" },
+    env: { ...process.env, NODE_ENV: "production", ...(now ? { BENCH_NOW: now } : {}) },
   });
   const line = await new Promise<string>((resolve, reject) => {
     createInterface({ input: child.stdout! }).once("line", resolve);
@@ -102,19 +102,28 @@ function machine(): string[] {
 async function main(): Promise<void> {
   const startedAt = new Date();
   const loadBefore = os.loadavg();
-  const hook = await startServer("hook");
   const base = await startServer("baseline");
+  // One hook process per fixed clock (the fixtures are written for a given "now").
+  const hooks = new Map<string, Endpoint>();
+  const hookFor = async (now: string): Promise<Endpoint> => {
+    let h = hooks.get(now);
+    if (!h) hooks.set(now, (h = await startServer("hook", now)));
+    return h;
+  };
+  const cronNow = NOW.toISOString();
+  const hook = await hookFor(cronNow);
   const rows: Row[] = [];
   const log = (s: string) => process.stderr.write(`${s}\n`);
   try {
-    const scenarios: { name: string; path: string; body: string; connections?: number }[] = [];
+    const scenarios: Scenario[] = [];
     for (const n of [0, 10, 100, 1000]) {
       // 3.3 MiB bodies: two connections keep the queue (and the latency) from being mostly waiting.
-      scenarios.push({ name: `cronjob sync, ${n} observed Jobs`, path: "/sync/cronjob", body: JSON.stringify(cronJobRequest(n)), ...(n >= 1000 ? { connections: 2 } : {}) });
+      scenarios.push({ name: `cronjob sync, ${n} observed Jobs`, path: "/sync/cronjob", body: JSON.stringify(cronJobRequest(n)), now: cronNow, ...(n >= 1000 ? { connections: 2 } : {}) });
     }
     for (const s of cibuildScenarios()) scenarios.push(s);
 
     for (const s of scenarios) {
+      const hook = await hookFor(s.now);
       // Sanity: the hook must answer 200 to this body, else we would be timing error paths.
       const probe = await fetch(hook.hookUrl + s.path, { method: "POST", body: s.body, headers: { "content-type": "application/json" } });
       if (probe.status !== 200) throw new Error(`${s.name}: hook answered ${probe.status}: ${(await probe.text()).slice(0, 300)}`);
@@ -141,7 +150,7 @@ async function main(): Promise<void> {
     writeFileSync(OUT, report({ startedAt, loadBefore, loadAfter, rows, rssStart, rssEnd, rssRun, schedule }));
     log(`wrote ${OUT}`);
   } finally {
-    hook.child.kill("SIGTERM");
+    for (const h of hooks.values()) h.child.kill("SIGTERM");
     base.child.kill("SIGTERM");
   }
 }
@@ -178,6 +187,9 @@ function report(r: {
     lines.push(
       `| ${row.scenario} | ${fmt(row.bytes / 1024)} KiB | ${row.connections} | ${fmt(h.rps, 0)} | ${fmt(h.mean, 2)} / ${h.p50} / ${h.p99} | ${fmt(b.rps, 0)} | ${fmt(b.mean, 2)} / ${b.p50} / ${b.p99} | ${fmt(h.mean / b.mean, 2)} | ${fmt(h.p99 / Math.max(b.p99, 1), 2)} | ${fmt(b.rps / h.rps, 2)} |`,
     );
+  }
+  if (!r.rows.some((x) => x.scenario.startsWith("cibuild"))) {
+    lines.push("", "CIBuild: not measured — the CIBuild controller was not registered on this branch when this run was made.");
   }
   const errors = r.rows.reduce((s, x) => s + x.hook.errors + x.hook.non2xx + x.base.errors + x.base.non2xx, 0);
   lines.push("", `Errors or non-2xx answers across all runs: ${errors}. autocannon reports percentiles in whole milliseconds, so the mean ratio is the precise one; the p99 ratio uses max(baseline p99, 1 ms).`, "");

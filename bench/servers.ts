@@ -2,7 +2,8 @@
  * The two servers of the benchmark, each in its own process so autocannon (in the parent) does
  * not share their event loop:
  *   tsx bench/servers.ts hook      the real service (startService: metrics, limits, logging at
- *                                  `silent`), printing `{"hookUrl","adminUrl"}` on stdout
+ *                                  `silent`), printing `{"hookUrl","adminUrl"}` on stdout;
+ *                                  env BENCH_NOW (RFC 3339) fixes its clock
  *   tsx bench/servers.ts baseline  a bare node:http server that reads the body, JSON.parses it
  *                                  and answers JSON.stringify of it: the floor of any JSON hook
  */
@@ -15,7 +16,12 @@ import { configureControllers } from "../src/controllers/registry.ts";
 const mode = process.argv[2];
 if (mode === "hook") {
   const env = { PORT: "0", ADMIN_PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "silent", MAX_CONCURRENT_HOOKS: "1000" };
-  const service = await startService(loadServiceConfig(env), { controllers: configureControllers(process.env) });
+  // BENCH_NOW fixes the hook clock, so each fixture is answered in the phase it was written for.
+  const now = process.env.BENCH_NOW ? new Date(process.env.BENCH_NOW) : undefined;
+  const service = await startService(loadServiceConfig(env), {
+    controllers: configureControllers(process.env),
+    ...(now ? { clock: () => now } : {}),
+  });
   process.stdout.write(`${JSON.stringify({ hookUrl: service.hookUrl, adminUrl: service.adminUrl })}\n`);
 } else if (mode === "baseline") {
   const server = http.createServer((req, res) => {
