@@ -29,3 +29,33 @@ export {
 } from "./metacontroller/contract.ts";
 export { HookError, type ErrorBody } from "./errors.ts";
 export { createApp, type AppOptions } from "./http/app.ts";
+
+/**
+ * The CronJob controller's pure functions and types, for testing CronJob objects directly.
+ *
+ * @example
+ * ```ts
+ * import { syncCronJob, SyncRequestSchema } from "metahooks";
+ * const { response, decisions } = syncCronJob(SyncRequestSchema.parse(body), new Date("2026-01-05T12:00:30Z"));
+ * ```
+ */
+export {
+  syncCronJob,
+  finalizeCronJob,
+  validateCronJob,
+  defaultCronJobSpec,
+  parseSchedule,
+  checkScheduleSyntax,
+  checkTimeZone,
+  cronJobController,
+  ConditionType as CronJobConditionType,
+  Reason as CronJobReason,
+  CronJobSpecSchema,
+  CronJobStatusSchema,
+  type CronJobSpec,
+  type CronJobStatus,
+  type JobReference,
+  type ScheduleRecord,
+  type Schedule,
+} from "./controllers/cronjob/index.ts";
+export type { SpecProblem, AdmissionSupport } from "./controllers/types.ts";

@@ -202,15 +202,18 @@ class CronSchedule implements Schedule {
   private readonly cron: Cron;
   constructor(pattern: string, zone: string) {
     this.canonical = pattern;
-    // Always pass the zone (croner would otherwise use the process' local zone). croner's default
-    // fixedTimeRule "single-value" gives classic cron DST handling (issue 2 rule 7).
-    this.cron = new Cron(pattern, { timezone: zone, paused: true, mode: "5-part", domAndDow: false });
+    // Always pass the zone (croner would otherwise use the process' local zone). UTC has no DST,
+    // so it goes through croner's fixed-offset path, about ten times faster than Intl.
+    // croner's default fixedTimeRule "single-value" gives classic cron DST handling (issue 2 rule 7).
+    const where = zone === "UTC" ? { utcOffset: 0 } : { timezone: zone };
+    this.cron = new Cron(pattern, { ...where, paused: true, mode: "5-part", domAndDow: false });
   }
   latestSlot(now: Date, after: Date): Date | undefined {
-    // previousRuns is strictly before its reference except within the same second; slots are
-    // whole minutes, so of the two runs before now + 1 s the first that is <= now is the answer.
-    const runs = this.cron.previousRuns(2, new Date(now.getTime() + 1000));
-    const slot = runs.find((r) => r.getTime() <= now.getTime());
+    // previousRuns is strictly before its reference (one call, no iteration over missed slots).
+    // Slots are whole minutes, so a reference 1 ms after now includes a slot at exactly now; the
+    // fallback only guards against croner rounding within the same second.
+    let slot = this.cron.previousRuns(1, new Date(now.getTime() + 1))[0];
+    if (slot && slot.getTime() > now.getTime()) slot = this.cron.previousRuns(1, slot)[0];
     return slot && slot.getTime() > after.getTime() ? slot : undefined;
   }
   nextSlot(t: Date): Date | undefined {

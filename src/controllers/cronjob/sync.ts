@@ -15,6 +15,7 @@ import {
   ConditionType,
   DEFAULTS,
   JOB_GROUP_KEY,
+  MAX_CRONJOB_NAME_LENGTH,
   MAX_JOB_NAME_LENGTH,
   Reason,
   RESYNC_PAD_SECONDS,
@@ -58,7 +59,7 @@ function blockedBy(parent: KubeObject, read: ReturnType<typeof readCronJobSpec>,
   if (sample.length > MAX_JOB_NAME_LENGTH || !isDns1123Label(sample)) {
     return {
       reason: Reason.NameTooLong,
-      message: `Job names such as ${JSON.stringify(sample)} would not be valid DNS-1123 labels of at most ${MAX_JOB_NAME_LENGTH} characters; use a CronJob name of at most 52 characters`,
+      message: `Job names such as ${JSON.stringify(sample)} would not be valid DNS-1123 labels of at most ${MAX_JOB_NAME_LENGTH} characters; use a CronJob name of at most ${MAX_CRONJOB_NAME_LENGTH} characters`,
     };
   }
   if (read.valid?.spec.suspend === true) return { reason: Reason.Suspended, message: "spec.suspend is true; no new Jobs" };
@@ -103,7 +104,8 @@ function decideSlot(
         ConditionType.Scheduling,
         "False",
         Reason.MissedSchedule,
-        `the slot at ${slot} was missed: ${Math.floor(lateSeconds)}s late, startingDeadlineSeconds is ${deadline}`,
+        // No lateness figure: it grows with the clock and would rewrite the status on every call.
+        `the slot at ${slot} was missed: more than startingDeadlineSeconds (${deadline}) late`,
       ),
       decisions: [{ action: Action.Skip, reason: SkipReason.TooLate, object: name }],
     };
@@ -176,7 +178,11 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
   const valid = read.valid;
   if (!blocked && valid) {
     const anchor = lastScheduleTime ?? creation ?? now;
-    let candidate = valid.schedule.latestSlot(now, anchor);
+    // The effective last schedule time is never after now, so the next slot is the first after
+    // now (rule 12), also after a Job is created below. Asked first: a schedule with no future
+    // slot (`0 0 30 2 *`) never had a past one either, and the backward search is the costly one.
+    const next = valid.schedule.nextSlot(now, anchor);
+    let candidate = next ? valid.schedule.latestSlot(now, anchor) : undefined;
     const since = parseTime(record.since)!;
     if (candidate && candidate.getTime() < since.getTime()) {
       // Rule 9: slots of a changed schedule before the change was first seen are not run.
@@ -192,13 +198,10 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
       scheduling = slot.scheduling;
       decisions.push(...slot.decisions);
     }
-    const from = lastScheduleTime && lastScheduleTime.getTime() > now.getTime() ? lastScheduleTime : now;
-    const next = valid.schedule.nextSlot(from, anchor);
     if (next) {
-      resyncAfterSeconds = Math.max(0, (next.getTime() - now.getTime()) / 1000) + RESYNC_PAD_SECONDS;
-      // Keep the float short and stable (ms precision) so responses stay byte-identical.
-      resyncAfterSeconds = Math.round(resyncAfterSeconds * 1000) / 1000;
-    } else if (!candidate) {
+      // Seconds, padded so the resync lands just after the slot; ms precision keeps it stable.
+      resyncAfterSeconds = Math.round(((next.getTime() - now.getTime()) / 1000 + RESYNC_PAD_SECONDS) * 1000) / 1000;
+    } else {
       blocked = { reason: Reason.NeverFires, message: `the schedule ${JSON.stringify(valid.spec.schedule)} has no future slot` };
     }
     scheduling ??= condition(

@@ -5,6 +5,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { runHook } from "../../../src/metacontroller/run-hook.ts";
+import type { SyncResponse } from "../../../src/metacontroller/contract.ts";
 import { cronJobController, validateCronJob } from "../../../src/controllers/cronjob/index.ts";
 import { cronJob, job, request } from "./builders.ts";
 
@@ -13,7 +14,8 @@ const TS = "batch.kubernetes.io/cronjob-scheduled-timestamp";
 const AT = "batch.tutorial.kubebuilder.io/scheduled-at";
 
 function sync(body: any, now: string, hook: "sync" | "finalize" = "sync") {
-  const { response, decisions } = runHook(cronJobController, hook, body, new Date(now), undefined);
+  const { response: raw, decisions } = runHook(cronJobController, hook, body, new Date(now), undefined);
+  const response = raw as SyncResponse;
   const observed = new Set(Object.values<any>(body.children?.["Job.batch/v1"] ?? {}).map((j) => j.metadata.name));
   const children = response.children as any[];
   const created = children.filter((c) => !observed.has(c.metadata.name));
@@ -242,4 +244,10 @@ test("the new Job: name, template labels and annotations, both scheduled-time an
   assert.equal(j.metadata.ownerReferences, undefined);
   assert.equal(j.metadata.generateName, undefined);
   assert.deepEqual(j.spec, cronJob().spec.jobTemplate.spec);
+});
+
+test("@every with a deadline shorter than its interval still runs (upstream never does)", () => {
+  const r = sync(request(cronJob({ creationTimestamp: "2026-01-05T10:00:00Z", spec: { schedule: "@every 1h", startingDeadlineSeconds: 60 } })), "2026-01-05T11:00:05Z");
+  assert.deepEqual(r.created.map((c) => c.metadata.name), [`hello-${minutes("2026-01-05T11:00:00Z")}`]);
+  assert.equal(r.response.resyncAfterSeconds, 3595.1);
 });

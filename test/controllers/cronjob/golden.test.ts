@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { assertGolden, loadGoldenCases } from "../../helpers/golden.ts";
 import { assertValidKubeObject } from "../../helpers/k8s-schema.ts";
 import { runHook, type HookName } from "../../../src/metacontroller/run-hook.ts";
+import type { SyncResponse } from "../../../src/metacontroller/contract.ts";
 import { cronJobController } from "../../../src/controllers/cronjob/index.ts";
 
 const cases = loadGoldenCases("cronjob");
@@ -20,7 +21,7 @@ for (const c of cases) {
     const first = runHook(cronJobController, c.hook as HookName, c.request, c.now, undefined);
     const again = runHook(cronJobController, c.hook as HookName, structuredClone(c.request), new Date(c.now), undefined);
     assert.equal(JSON.stringify(again.response), JSON.stringify(first.response), "same request and now must give byte-identical JSON");
-    for (const child of first.response.children) assertValidKubeObject(child);
+    for (const child of (first.response as SyncResponse).children) assertValidKubeObject(child);
     assertGolden(c.dir, "response.json", first.response);
     assertGolden(c.dir, "decisions.json", first.decisions);
   });
