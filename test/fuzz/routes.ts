@@ -41,7 +41,7 @@ const VALID_SPECS: Record<string, unknown> = {
   cibuild: {
     SCMRepoURL: "https://github.com/example/app.git",
     SCMBranch: "main",
-    ImageDestination: "registry.example.com/app",
+    imageDestination: "registry.example.com/app:1.0",
   },
 };
 
