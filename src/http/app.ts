@@ -194,7 +194,7 @@ export function createApp(options: AppOptions): express.Express {
           throw budgetExceeded(budgetMs);
         }
         recordDecisions(metrics, def.name, result.decisions);
-        const invalid = invalidSpecReason(def, hook, req.body, result.decisions);
+        const invalid = result.summary.finalizing ? undefined : invalidSpecReason(def, hook, req.body, result.decisions);
         if (invalid !== undefined) recordInvalidParent(metrics, def.name, invalid);
         if ("children" in result.response) {
           log.children = result.response.children.length;

@@ -21,7 +21,6 @@ export type HookOutcome =
   | "unauthorized"
   | "overloaded"
   | "timeout"
-  | "draining"
   | "error"
   | "aborted";
 
