@@ -11,6 +11,7 @@ import { Writable } from "node:stream";
 import { pino } from "pino";
 import { loadServiceConfig, type Env } from "../src/config.ts";
 import { startService, type Service } from "../src/server.ts";
+import { createMetrics } from "../src/http/metrics.ts";
 import { configureControllers } from "../src/controllers/registry.ts";
 import { silentLogger } from "./helpers/silent-logger.ts";
 import { eventually, send, slowPost } from "./helpers/slow-request.ts";
@@ -203,4 +204,18 @@ test("TLS_CERT_FILE/TLS_KEY_FILE: hooks over HTTPS, certificate reloaded when th
   } finally {
     await service.close();
   }
+});
+
+test("every service variable is documented in `metahooks --help` and the README", () => {
+  const help = spawnSync(process.execPath, ["bin/metahooks.js", "--help"], { encoding: "utf8" }).stdout;
+  const readme = readFileSync("README.md", "utf8");
+  const vars = ["PORT", "ADMIN_PORT", "HOST", "LOG_LEVEL", "BODY_LIMIT_BYTES", "AUTH_TOKEN_FILE", "TLS_CERT_FILE", "TLS_KEY_FILE", "MAX_CONCURRENT_HOOKS", "HOOK_TIME_BUDGET_MS", "SHUTDOWN_GRACE_SECONDS", "SHUTDOWN_DELAY_SECONDS"];
+  for (const v of vars) {
+    assert.match(help, new RegExp(`\\b${v}\\b`), `${v} missing from --help`);
+    assert.match(readme, new RegExp(`\`${v}\``), `${v} missing from the README`);
+  }
+  // …and every metric the service registers is in the README's metrics table.
+  const names = (createMetrics().registry.getMetricsAsArray() as { name: string }[]).map((m) => m.name);
+  assert.ok(names.length >= 9);
+  for (const name of names) assert.ok(readme.includes(`\`${name}\``), `${name} missing from the README`);
 });
