@@ -59,3 +59,39 @@ export {
   type Schedule,
 } from "./controllers/cronjob/index.ts";
 export type { SpecProblem, AdmissionSupport } from "./controllers/types.ts";
+
+/**
+ * The CIBuild controller's pure functions and types, for testing CIBuild objects directly.
+ *
+ * @example
+ * ```ts
+ * import { syncCIBuild, SyncRequestSchema, DEFAULT_CIBUILD_OPTIONS } from "metahooks";
+ * const { response } = syncCIBuild(SyncRequestSchema.parse(body), new Date("2026-03-02T10:00:05Z"), DEFAULT_CIBUILD_OPTIONS);
+ * ```
+ */
+export {
+  ciBuildController,
+  ciBuildAdmission,
+  syncCIBuild,
+  finalizeCIBuild,
+  customizeCIBuild,
+  checkSpec as checkCIBuildSpec,
+  validateSpec as validateCIBuildSpec,
+  defaultSpec as defaultCIBuildSpec,
+  computeBuildHash,
+  buildJobName,
+  loadCIBuildOptions,
+  DEFAULT_CIBUILD_OPTIONS,
+  CIBuildConditionType,
+  CIBuildSpecReason,
+  CIBuildBuildReason,
+  CIBuildDeployReason,
+  CIBuildSpecSchema,
+  CIBuildStatusSchema,
+  type CIBuildOptions,
+  type CIBuildSpec,
+  type CIBuildStatus,
+  type BuildRecord,
+  type SuccessfulBuild,
+  type NormalizedSpec as NormalizedCIBuildSpec,
+} from "./controllers/cibuild/index.ts";

@@ -8,6 +8,7 @@ import { readFileSync } from "node:fs";
 import { runHookCommand, parseNow } from "./cli/hook-command.ts";
 import { serve } from "./server.ts";
 import { controllers } from "./controllers/registry.ts";
+import { CIBUILD_IMAGE_ENV, DEFAULT_CIBUILD_OPTIONS } from "./controllers/cibuild/options.ts";
 
 const HELP = `metahooks — Metacontroller hooks for CronJob and CIBuild
 
@@ -43,6 +44,8 @@ Environment (serve):
                                 keep-alive sockets close; exit after this many seconds at the latest
   SHUTDOWN_DELAY_SECONDS (0)    keep serving this long after the signal before closing the listener
                                 (instead of a preStop sleep; counted inside the grace period)
+Environment (cibuild build images; serve and the hook commands; pinned tag or digest required):
+${(Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof typeof CIBUILD_IMAGE_ENV>).map((k) => `  ${CIBUILD_IMAGE_ENV[k].padEnd(15)} ${DEFAULT_CIBUILD_OPTIONS[k]}`).join("\n")}
 `;
 
 async function main(argv: string[]): Promise<number> {

@@ -6,9 +6,10 @@
 import type { Env } from "../config.ts";
 import type { ControllerDefinition } from "./types.ts";
 import { cronJobController } from "./cronjob/index.ts";
+import { ciBuildController } from "./cibuild/index.ts";
 
 /** Every controller kind, by route name. */
-export const controllers: ReadonlyArray<ControllerDefinition<any>> = [cronJobController];
+export const controllers: ReadonlyArray<ControllerDefinition<any>> = [cronJobController, ciBuildController];
 
 /** Looks a controller kind up by its route name (`cronjob`, `cibuild`). */
 export function findController(name: string): ControllerDefinition<any> | undefined {

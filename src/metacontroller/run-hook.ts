@@ -27,9 +27,12 @@ export interface RequestSummary {
   finalizing?: boolean;
 }
 
-/** Result of {@link runHook}: the validated response, the decisions, and a request summary. */
-export interface RunResult {
-  response: HookResult["response"] | CustomizeResponse;
+/**
+ * Result of {@link runHook}: the validated response, the decisions, and a request summary.
+ * @typeParam R - the response type: `SyncResponse` for sync/finalize, `CustomizeResponse` for customize
+ */
+export interface RunResult<R = HookResult["response"] | CustomizeResponse> {
+  response: R;
   decisions: HookResult["decisions"];
   summary: RequestSummary;
 }
@@ -60,6 +63,9 @@ function checkParentType(def: ControllerDefinition<any>, parent: SyncRequest["pa
  * @throws HookError 422 when the body is not a request for this kind; 500 when the hook throws or
  *   returns something that is not a valid response (never answer 200 with a partial answer)
  */
+export function runHook<O>(def: ControllerDefinition<O>, hook: "sync" | "finalize", body: unknown, now: Date, options: O): RunResult<HookResult["response"]>;
+export function runHook<O>(def: ControllerDefinition<O>, hook: "customize", body: unknown, now: Date, options: O): RunResult<CustomizeResponse>;
+export function runHook<O>(def: ControllerDefinition<O>, hook: HookName, body: unknown, now: Date, options: O): RunResult;
 export function runHook<O>(
   def: ControllerDefinition<O>,
   hook: HookName,

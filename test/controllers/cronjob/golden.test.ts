@@ -18,8 +18,8 @@ test("there are golden CronJob fixtures for the main paths and every case C1-C9"
 
 for (const c of cases) {
   test(`golden: ${c.name}`, () => {
-    const first = runHook(cronJobController, c.hook as HookName, c.request, c.now, undefined);
-    const again = runHook(cronJobController, c.hook as HookName, structuredClone(c.request), new Date(c.now), undefined);
+    const first = runHook(cronJobController, c.hook as "sync" | "finalize", c.request, c.now, undefined);
+    const again = runHook(cronJobController, c.hook as "sync" | "finalize", structuredClone(c.request), new Date(c.now), undefined);
     assert.equal(JSON.stringify(again.response), JSON.stringify(first.response), "same request and now must give byte-identical JSON");
     for (const child of (first.response as SyncResponse).children) assertValidKubeObject(child);
     assertGolden(c.dir, "response.json", first.response);

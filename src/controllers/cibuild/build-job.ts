@@ -1,0 +1,293 @@
+/**
+ * The build Job (batch/v1) of one build hash (cibuild-api.md §7.5): init container `git-sync`
+ * (v4, one-shot clone) → init container `prepare` (checks and copies the context) → container
+ * `build` (kaniko, or rootless BuildKit when opted in).
+ *
+ * User values reach containers only as whole argv elements (`--flag=value`) or env values. The two
+ * shell scripts are fixed text and read user values from env (`prepare`) or from `"$@"`
+ * (BuildKit wrapper), never by splicing.
+ *
+ * @packageDocumentation
+ */
+import type { KubeObject } from "../../metacontroller/contract.ts";
+import type { CIBuildOptions } from "./options.ts";
+import type { NormalizedSpec } from "./validate.ts";
+import { LABEL_BUILD_HASH, LABEL_CIBUILD, MANAGED_BY, buildJobName, childNames, immutableTag } from "./naming.ts";
+
+/** UID and GID of the git-sync image's user; also the Pod's fsGroup (git-sync docs/ssh.md). */
+export const GIT_SYNC_UID = 65533;
+/** Exit code of `prepare` when the context directory is missing. */
+export const EXIT_CONTEXT_DIR_NOT_FOUND = 2;
+/** Exit code of `prepare` when the Dockerfile is missing. */
+export const EXIT_DOCKERFILE_NOT_FOUND = 3;
+/** Exit code of `prepare` when git-sync left no link (the clone did not happen). */
+export const EXIT_NO_CHECKOUT = 4;
+
+const WORKSPACE = "/workspace";
+const CONTEXT = `${WORKSPACE}/context`;
+const GIT_ROOT = `${WORKSPACE}/src`;
+const GIT_LINK = "repo";
+const GIT_SECRET_DIR = "/etc/git-secret";
+const TERMINATION_LOG = "/dev/termination-log";
+
+/**
+ * The `prepare` script. Fixed text: the user's context dir and Dockerfile arrive as env
+ * `CONTEXT_DIR` and `DOCKERFILE`. It copies `<link>/<CONTEXT_DIR>/.` — dotfiles included, so
+ * `.dockerignore` survives (seed defect 13) — into a plain directory, because kaniko copies
+ * nothing from git-sync's symlink (case B1), and fails early when a path is missing (case B2).
+ * On success the termination message is the commit SHA only: git-sync v4's link points at
+ * `.worktrees/<sha>`, so its basename is the commit.
+ */
+export const PREPARE_SCRIPT = [
+  "set -eu",
+  `link=${GIT_ROOT}/${GIT_LINK}`,
+  'if ! target="$(readlink "$link")"; then',
+  `  printf 'GitCloneFailed: git-sync left no checkout at %s\\n' "$link" > ${TERMINATION_LOG}`,
+  `  exit ${EXIT_NO_CHECKOUT}`,
+  "fi",
+  'sha="$(basename "$target")"',
+  'src="$link/$CONTEXT_DIR"',
+  'if [ ! -d "$src" ]; then',
+  `  printf 'ContextDirNotFound: directory %s does not exist at commit %s\\n' "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
+  `  exit ${EXIT_CONTEXT_DIR_NOT_FOUND}`,
+  "fi",
+  'if [ ! -f "$src/$DOCKERFILE" ]; then',
+  `  printf 'DockerfileNotFound: file %s does not exist in %s at commit %s\\n' "$DOCKERFILE" "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
+  `  exit ${EXIT_DOCKERFILE_NOT_FOUND}`,
+  "fi",
+  `mkdir -p ${CONTEXT}`,
+  `cp -R "$src/." ${CONTEXT}/`,
+  `printf '%s' "$sha" > ${TERMINATION_LOG}`,
+].join("\n");
+
+const BUILDKIT_METADATA = "/home/user/.local/share/buildkit/cibuild-metadata.json";
+
+/**
+ * The BuildKit wrapper. Fixed text: every user value is one of `"$@"`. It runs one daemonless
+ * build, then extracts `containerimage.digest` from the metadata file (which can be far larger
+ * than a termination message) and writes only the digest to the termination log.
+ */
+export const BUILDKIT_WRAPPER_SCRIPT = [
+  "set -eu",
+  `buildctl-daemonless.sh "$@" --metadata-file ${BUILDKIT_METADATA}`,
+  `digest="$(grep -o 'sha256:[0-9a-f]\\{64\\}' ${BUILDKIT_METADATA} | head -n 1)"`,
+  `printf '%s' "$digest" > ${TERMINATION_LOG}`,
+].join("\n");
+
+/** What {@link buildJob} needs. */
+export interface BuildJobInput {
+  parentName: string;
+  buildHash: string;
+  spec: NormalizedSpec;
+  options: CIBuildOptions;
+}
+
+/** Labels of a build Job and its Pods. */
+export function buildLabels(parentName: string, buildHash: string): Record<string, string> {
+  return {
+    "app.kubernetes.io/managed-by": MANAGED_BY,
+    [LABEL_BUILD_HASH]: buildHash,
+    [LABEL_CIBUILD]: childNames(parentName).parentLabel,
+  };
+}
+
+/** Every `--destination` of a build: the image, the immutable tag (D5), the additional tags. */
+export function destinations(spec: NormalizedSpec, buildHash: string): string[] {
+  const out = [spec.output.image];
+  if (spec.output.immutableTag) out.push(`${spec.output.repository}:${immutableTag(buildHash)}`);
+  for (const tag of spec.output.additionalTags) out.push(`${spec.output.repository}:${tag}`);
+  return [...new Set(out)];
+}
+
+const restricted = (uid: number) => ({
+  runAsUser: uid,
+  runAsGroup: uid,
+  runAsNonRoot: true,
+  allowPrivilegeEscalation: false,
+  capabilities: { drop: ["ALL"] },
+});
+
+function gitSyncContainer(spec: NormalizedSpec, options: CIBuildOptions): Record<string, unknown> {
+  const git = spec.git;
+  // Only git-sync v4 flags, one argv element each (case B4: no GIT_SYNC_* env, no v3 flags).
+  const args = [
+    `--repo=${git.url}`,
+    `--ref=${git.revision || "HEAD"}`,
+    `--root=${GIT_ROOT}`,
+    `--link=${GIT_LINK}`,
+    "--one-time",
+    `--depth=${git.depth}`,
+    `--submodules=${git.submodules}`,
+  ];
+  const env: Array<Record<string, unknown>> = [];
+  if (git.transport === "ssh") {
+    if (git.cloneSecret) args.push(`--ssh-key-file=${GIT_SECRET_DIR}/${git.sshKeySecretKey}`);
+    if (git.insecureIgnoreHostKey) args.push("--ssh-known-hosts=false");
+    else args.push(`--ssh-known-hosts-file=${GIT_SECRET_DIR}/known_hosts`);
+  } else if (git.cloneSecret) {
+    env.push({ name: "GITSYNC_USERNAME", valueFrom: { secretKeyRef: { name: git.cloneSecret, key: "username" } } });
+    args.push(`--password-file=${GIT_SECRET_DIR}/password`);
+  }
+  const container: Record<string, unknown> = {
+    name: "git-sync",
+    image: options.gitSyncImage,
+    args,
+    securityContext: restricted(GIT_SYNC_UID),
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: [
+      { name: "workspace", mountPath: WORKSPACE },
+      ...(git.cloneSecret ? [{ name: "git-secret", mountPath: GIT_SECRET_DIR, readOnly: true }] : []),
+    ],
+  };
+  if (env.length) container.env = env;
+  return container;
+}
+
+function prepareContainer(spec: NormalizedSpec, options: CIBuildOptions): Record<string, unknown> {
+  return {
+    name: "prepare",
+    image: options.prepareImage,
+    command: ["sh", "-c", PREPARE_SCRIPT],
+    env: [
+      { name: "CONTEXT_DIR", value: spec.contextDir || "." },
+      { name: "DOCKERFILE", value: spec.build.dockerfile },
+    ],
+    securityContext: restricted(GIT_SYNC_UID),
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: [{ name: "workspace", mountPath: WORKSPACE }],
+  };
+}
+
+function kanikoContainer(spec: NormalizedSpec, buildHash: string, options: CIBuildOptions): Record<string, unknown> {
+  const args = [`--context=dir://${CONTEXT}`, `--dockerfile=${CONTEXT}/${spec.build.dockerfile}`];
+  for (const d of destinations(spec, buildHash)) args.push(`--destination=${d}`);
+  args.push(`--digest-file=${TERMINATION_LOG}`);
+  for (const a of spec.build.buildArgs) args.push(`--build-arg=${a.name}=${a.value}`);
+  if (spec.build.target !== undefined) args.push(`--target=${spec.build.target}`);
+  if (spec.build.cache.enabled) {
+    args.push("--cache=true");
+    if (spec.build.cache.repo) args.push(`--cache-repo=${spec.build.cache.repo}`);
+  }
+  if (spec.build.reproducible) args.push("--reproducible");
+  if (spec.output.insecure) args.push("--insecure");
+  const container: Record<string, unknown> = {
+    name: "build",
+    image: options.kanikoImage,
+    args,
+    // kaniko must be root inside its container (it unpacks base images), but never privileged:
+    // this fits Pod Security "baseline".
+    securityContext: { runAsUser: 0, runAsGroup: 0, privileged: false },
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: [
+      { name: "workspace", mountPath: WORKSPACE },
+      ...(spec.output.pushSecret ? [{ name: "docker-config", mountPath: "/kaniko/.docker", readOnly: true }] : []),
+    ],
+  };
+  if (spec.build.resources) container.resources = spec.build.resources;
+  return container;
+}
+
+function buildkitContainer(spec: NormalizedSpec, buildHash: string, options: CIBuildOptions): Record<string, unknown> {
+  const dockerfile = spec.build.dockerfile;
+  const slash = dockerfile.lastIndexOf("/");
+  const dockerfileDir = slash >= 0 ? `${CONTEXT}/${dockerfile.slice(0, slash)}` : CONTEXT;
+  const dockerfileName = slash >= 0 ? dockerfile.slice(slash + 1) : dockerfile;
+  // Image references never contain commas or quotes (validated), so the CSV quoting is safe.
+  const output = [`type=image`, `"name=${destinations(spec, buildHash).join(",")}"`, "push=true"];
+  if (spec.output.insecure) output.push("registry.insecure=true");
+  if (spec.build.reproducible) output.push("rewrite-timestamp=true");
+  const args = [
+    "build",
+    "--frontend=dockerfile.v0",
+    `--local=context=${CONTEXT}`,
+    `--local=dockerfile=${dockerfileDir}`,
+    `--opt=filename=${dockerfileName}`,
+    `--output=${output.join(",")}`,
+  ];
+  if (spec.build.target !== undefined) args.push(`--opt=target=${spec.build.target}`);
+  for (const a of spec.build.buildArgs) args.push(`--opt=build-arg:${a.name}=${a.value}`);
+  if (spec.build.reproducible) args.push("--opt=build-arg:SOURCE_DATE_EPOCH=0");
+  if (spec.build.cache.enabled) {
+    const repo = spec.build.cache.repo ?? `${spec.output.repository}/cache`;
+    args.push(`--export-cache=type=registry,ref=${repo}`, `--import-cache=type=registry,ref=${repo}`);
+  }
+  const env: Array<Record<string, unknown>> = [{ name: "BUILDKITD_FLAGS", value: "--oci-worker-no-process-sandbox" }];
+  if (spec.output.pushSecret) env.push({ name: "DOCKER_CONFIG", value: "/home/user/.docker" });
+  const container: Record<string, unknown> = {
+    name: "build",
+    image: options.buildkitImage,
+    command: ["sh", "-c", BUILDKIT_WRAPPER_SCRIPT, "buildkit-build"],
+    args,
+    env,
+    // Rootless BuildKit (moby/buildkit examples/kubernetes/job.rootless.yaml): its rootlesskit
+    // needs Unconfined seccomp and AppArmor, so the namespace must allow Pod Security "privileged".
+    securityContext: {
+      runAsUser: 1000,
+      runAsGroup: 1000,
+      seccompProfile: { type: "Unconfined" },
+      appArmorProfile: { type: "Unconfined" },
+    },
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: [
+      { name: "workspace", mountPath: WORKSPACE },
+      { name: "buildkitd", mountPath: "/home/user/.local/share/buildkit" },
+      ...(spec.output.pushSecret ? [{ name: "docker-config", mountPath: "/home/user/.docker", readOnly: true }] : []),
+    ],
+  };
+  if (spec.build.resources) container.resources = spec.build.resources;
+  return container;
+}
+
+/**
+ * The build Job for one build hash. Never updated after creation (Jobs are immutable; case B7):
+ * new build inputs give a new hash, hence a new name. No `ttlSecondsAfterFinished` (case B8):
+ * retention is the hook's job.
+ */
+export function buildJob(input: BuildJobInput): KubeObject {
+  const { parentName, buildHash, spec, options } = input;
+  const labels = buildLabels(parentName, buildHash);
+  const volumes: Array<Record<string, unknown>> = [{ name: "workspace", emptyDir: {} }];
+  // defaultMode 0400 (256) + fsGroup 65533: SSH accepts the key and git-sync runs as its own
+  // non-root user (case B5; seed defect: git-sync as root).
+  if (spec.git.cloneSecret) volumes.push({ name: "git-secret", secret: { secretName: spec.git.cloneSecret, defaultMode: 256 } });
+  if (spec.output.pushSecret) {
+    volumes.push({
+      name: "docker-config",
+      secret: { secretName: spec.output.pushSecret, items: [{ key: spec.output.pushSecretKey, path: "config.json" }] },
+    });
+  }
+  if (spec.build.strategy === "buildkit") volumes.push({ name: "buildkitd", emptyDir: {} });
+  const build = spec.build.strategy === "buildkit" ? buildkitContainer(spec, buildHash, options) : kanikoContainer(spec, buildHash, options);
+  const podSpec: Record<string, unknown> = {
+    restartPolicy: "Never",
+    automountServiceAccountToken: false,
+    enableServiceLinks: false,
+    securityContext: { fsGroup: GIT_SYNC_UID },
+    initContainers: [gitSyncContainer(spec, options), prepareContainer(spec, options)],
+    containers: [build],
+    volumes,
+  };
+  if (spec.build.serviceAccountName) podSpec.serviceAccountName = spec.build.serviceAccountName;
+  if (spec.build.nodeSelector) podSpec.nodeSelector = spec.build.nodeSelector;
+  if (spec.build.tolerations) podSpec.tolerations = spec.build.tolerations;
+  return {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: buildJobName(parentName, buildHash), labels },
+    spec: {
+      backoffLimit: spec.build.retries,
+      activeDeadlineSeconds: spec.build.timeoutSeconds,
+      // A missing context dir or Dockerfile will not appear on a retry; evictions do not count.
+      podFailurePolicy: {
+        rules: [
+          {
+            action: "FailJob",
+            onExitCodes: { containerName: "prepare", operator: "In", values: [EXIT_CONTEXT_DIR_NOT_FOUND, EXIT_DOCKERFILE_NOT_FOUND] },
+          },
+          { action: "Ignore", onPodConditions: [{ type: "DisruptionTarget", status: "True" }] },
+        ],
+      },
+      template: { metadata: { labels }, spec: podSpec },
+    },
+  };
+}

@@ -1,0 +1,40 @@
+/**
+ * The CIBuild finalize hook (§7.6 step 1): no children are desired, so Metacontroller deletes the
+ * Jobs (with their Pods: Background propagation), the Deployment and the Service (decision D6);
+ * `finalized` turns true once none of them is observed any more.
+ *
+ * @packageDocumentation
+ */
+import type { SyncRequest } from "../../metacontroller/contract.ts";
+import type { HookResult } from "../types.ts";
+import type { CIBuildOptions } from "./options.ts";
+import type { CIBuildStatus } from "./schema.ts";
+import { ConditionType, REASON_TERMINATING } from "./reasons.ts";
+import { observedChildren } from "./sync.ts";
+import { orderStatus, readPreviousStatus, replaceConditions } from "./status.ts";
+
+/**
+ * The finalize hook.
+ * @param request - a finalize request (`finalizing: true`)
+ * @param now - this call's clock
+ * @param _options - unused (the signature is shared with sync)
+ */
+export function finalizeCIBuild(request: SyncRequest, now: Date, _options?: CIBuildOptions): HookResult {
+  const observed = observedChildren(request);
+  const remaining = [...observed.jobs, ...observed.deployments, ...observed.services];
+  const finalized = remaining.length === 0;
+  const previous = readPreviousStatus(request.parent.status);
+  const generation = request.parent.metadata.generation;
+  const message = finalized ? "all children are deleted" : `waiting for ${remaining.length} child object(s) to be deleted`;
+  const status: CIBuildStatus = {
+    ...previous,
+    phase: "Terminating",
+    message,
+    conditions: replaceConditions(previous.conditions, [{ type: ConditionType.Ready, status: "False", reason: REASON_TERMINATING, message }], generation, now),
+  };
+  if (generation !== undefined) status.observedGeneration = generation;
+  return {
+    response: { status: orderStatus(status), children: [], finalized },
+    decisions: remaining.map((c) => ({ action: "delete", object: c.metadata.name, reason: REASON_TERMINATING })),
+  };
+}

@@ -1,0 +1,65 @@
+/**
+ * Service configuration of the CIBuild hooks: the images of the build Pod's containers.
+ * Images are configuration, not code: read once from the environment at start-up and passed to
+ * the pure hooks.
+ *
+ * @packageDocumentation
+ */
+
+/** Images used in build Jobs. */
+export interface CIBuildOptions {
+  /** Init container `git-sync` (git-sync v4). Env `GIT_SYNC_IMAGE`. */
+  gitSyncImage: string;
+  /** Init container `prepare` (any image with a POSIX `sh`, `readlink`, `basename`, `cp`). Env `PREPARE_IMAGE`. */
+  prepareImage: string;
+  /** Container `build` for `build.strategy: kaniko` (the executor image). Env `KANIKO_IMAGE`. */
+  kanikoImage: string;
+  /** Container `build` for `build.strategy: buildkit` (a `-rootless` image). Env `BUILDKIT_IMAGE`. */
+  buildkitImage: string;
+}
+
+/**
+ * Pinned default images (cibuild-api.md §2, §8). Tags, not digests: pin digests of the images
+ * you mirrored through the environment variables.
+ */
+export const DEFAULT_CIBUILD_OPTIONS: Readonly<CIBuildOptions> = Object.freeze({
+  gitSyncImage: "registry.k8s.io/git-sync/git-sync:v4.7.1",
+  prepareImage: "docker.io/library/busybox:1.37.0",
+  // The maintained community fork of the archived GoogleContainerTools/kaniko (same executor flags).
+  kanikoImage: "ghcr.io/osscontainertools/kaniko:v1.28.3",
+  buildkitImage: "docker.io/moby/buildkit:v0.32.2-rootless",
+});
+
+/** Environment variable of each option. */
+export const CIBUILD_IMAGE_ENV: Readonly<Record<keyof CIBuildOptions, string>> = Object.freeze({
+  gitSyncImage: "GIT_SYNC_IMAGE",
+  prepareImage: "PREPARE_IMAGE",
+  kanikoImage: "KANIKO_IMAGE",
+  buildkitImage: "BUILDKIT_IMAGE",
+});
+
+// An image reference as a container spec accepts it: no whitespace, no control characters,
+// registry/path[:tag][@digest]. A floating `:latest` (or no tag) is refused: builds must be pinned.
+const IMAGE = /^[a-z0-9]([a-zA-Z0-9._:/-]*[a-zA-Z0-9])?(:[\w][\w.-]{0,127})?(@sha256:[0-9a-f]{64})?$/;
+
+/**
+ * Reads the build images from the environment; unset or empty variables take the pinned defaults.
+ *
+ * @param env - e.g. `process.env`
+ * @throws Error naming the variable when a value is not an image reference, or is unpinned
+ *   (no tag and no digest, or the tag `latest`)
+ */
+export function loadCIBuildOptions(env: Record<string, string | undefined>): CIBuildOptions {
+  const options = { ...DEFAULT_CIBUILD_OPTIONS };
+  for (const key of Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof CIBuildOptions>) {
+    const name = CIBUILD_IMAGE_ENV[key];
+    const value = env[name];
+    if (value === undefined || value === "") continue;
+    const lastSegment = value.split("@")[0]!.split("/").pop() ?? "";
+    const pinned = value.includes("@sha256:") || (lastSegment.includes(":") && !lastSegment.endsWith(":latest"));
+    if (!IMAGE.test(value)) throw new Error(`${name} must be an image reference such as ${DEFAULT_CIBUILD_OPTIONS[key]}, got ${JSON.stringify(value)}`);
+    if (!pinned) throw new Error(`${name} must be pinned by a tag other than latest or by a digest, got ${JSON.stringify(value)}`);
+    options[key] = value;
+  }
+  return options;
+}

@@ -1,0 +1,250 @@
+/**
+ * The CIBuild API (`cicd.cicd.com/v1alpha1`): one zod schema for spec and status, the single
+ * source of the hook's type checks, the TypeScript types and the CRD's openAPIV3Schema
+ * (cibuild-api.md §7.2, §7.3).
+ *
+ * The schema holds *no* `.default()`: defaults are applied by the hook ({@link normalizeSpec} in
+ * `validate.ts`), never stored, because the build hash is taken over the spec as received (§7.4)
+ * and an apiserver-written default would change it.
+ *
+ * @packageDocumentation
+ */
+import { z } from "zod";
+import { buildCrd } from "../../crd/build-crd.ts";
+
+/** API group of the CIBuild kind (the seed's `cicd` group + `cicd.com` domain). */
+export const CIBUILD_GROUP = "cicd.cicd.com";
+/** API version served. */
+export const CIBUILD_VERSION = "v1alpha1";
+/** `apiVersion` of CIBuild objects. */
+export const CIBUILD_API_VERSION = `${CIBUILD_GROUP}/${CIBUILD_VERSION}`;
+/** CRD plural (decision D7: not the seed's `cibuildren`). */
+export const CIBUILD_PLURAL = "cibuilds";
+
+/** Kubernetes resource quantities: `"500m"`, `"1Gi"` or an integer. */
+const Quantity = z.union([z.string(), z.int()]);
+const ResourceRequirements = z
+  .object({
+    limits: z.record(z.string(), Quantity).optional(),
+    requests: z.record(z.string(), Quantity).optional(),
+  })
+  .describe("Compute resources (core/v1 ResourceRequirements: limits, requests).");
+
+const GitSource = z.object({
+  url: z
+    .string()
+    .describe("Repository URL: https://…, ssh://… or scp-like user@host:path. Never with credentials in it. Twin of SCMRepoURL.")
+    .optional(),
+  revision: z
+    .string()
+    .describe('Branch, tag or full commit SHA. Empty: the remote\'s default branch (git-sync --ref=HEAD). Twin of SCMBranch.')
+    .optional(),
+  cloneSecret: z
+    .string()
+    .describe("Secret with the clone credentials. SSH: keys <sshKeySecretKey> and known_hosts. HTTPS: keys username and password. Required for SSH URLs. Twin of SCMSecret.")
+    .optional(),
+  sshKeySecretKey: z.string().describe("Key of the SSH private key in cloneSecret (default ssh; ssh-privatekey for kubernetes.io/ssh-auth Secrets).").optional(),
+  insecureIgnoreHostKey: z.boolean().describe("Skip the SSH host key check (--ssh-known-hosts=false). Default false.").optional(),
+  depth: z.int().min(0).max(1000000).describe("Clone depth; 0 is the full history. Default 1.").optional(),
+  submodules: z.enum(["off", "shallow", "recursive"]).describe("Submodule handling. Default recursive.").optional(),
+});
+
+const BuildArg = z.object({
+  name: z.string().describe("Build argument name ([A-Za-z_][A-Za-z0-9_]*)."),
+  value: z.string().describe("Value. Not secret: build args end up in the image history.").optional(),
+});
+
+const Toleration = z.object({
+  key: z.string().optional(),
+  operator: z.string().optional(),
+  value: z.string().optional(),
+  effect: z.string().optional(),
+  tolerationSeconds: z.int().optional(),
+});
+
+/** `spec` of a CIBuild. Legacy seed fields keep their exact JSON names. */
+export const CIBuildSpecSchema = z
+  .object({
+    SCMRepoURL: z.string().describe("Legacy (seed) spelling of source.git.url.").optional(),
+    SCMBranch: z.string().describe("Legacy (seed) spelling of source.git.revision.").optional(),
+    SCMSecret: z.string().describe("Legacy (seed) spelling of source.git.cloneSecret.").optional(),
+    subContext: z.string().describe("Legacy (seed) spelling of source.contextDir.").optional(),
+    imageDestination: z.string().describe("Legacy (seed) spelling of output.image; without spec.output it also makes the push insecure (plain HTTP).").optional(),
+    source: z
+      .object({
+        git: GitSource.optional(),
+        contextDir: z.string().describe("Build context, relative to the repository root (no .., no leading /). Twin of subContext.").optional(),
+      })
+      .optional(),
+    build: z
+      .object({
+        strategy: z.enum(["kaniko", "buildkit"]).describe("Builder: kaniko (default) or buildkit (rootless; needs a privileged Pod Security namespace).").optional(),
+        dockerfile: z.string().describe("Dockerfile path relative to the context. Default Dockerfile.").optional(),
+        target: z.string().describe("Multi-stage target (--target).").optional(),
+        buildArgs: z.array(BuildArg).optional(),
+        cache: z
+          .object({
+            enabled: z.boolean().optional(),
+            repo: z.string().describe("Cache repository (--cache-repo).").optional(),
+          })
+          .optional(),
+        reproducible: z.boolean().describe("Strip timestamps (--reproducible). Default false.").optional(),
+        timeout: z.string().describe("Build deadline as a duration such as 30m or 1h30m (Job activeDeadlineSeconds). Default 30m.").optional(),
+        retries: z.int().min(0).max(5).describe("Job backoffLimit. Default 1.").optional(),
+        resources: ResourceRequirements.optional(),
+        nodeSelector: z.record(z.string(), z.string()).optional(),
+        tolerations: z.array(Toleration).optional(),
+        serviceAccountName: z.string().optional(),
+      })
+      .optional(),
+    output: z
+      .object({
+        image: z.string().describe("Image to push, repository[:tag] (no digest). Twin of imageDestination.").optional(),
+        pushSecret: z.string().describe("kubernetes.io/dockerconfigjson Secret used to push.").optional(),
+        pushSecretKey: z.string().describe("Key in pushSecret holding the docker config. Default .dockerconfigjson.").optional(),
+        insecure: z.boolean().describe("Push over plain HTTP. Default false (true in legacy mode).").optional(),
+        immutableTag: z.boolean().describe("Also push <repository>:cibuild-<buildHash>. Default true.").optional(),
+        additionalTags: z.array(z.string()).describe("More tags pushed to the same repository.").optional(),
+      })
+      .optional(),
+    deploy: z
+      .object({
+        enabled: z.boolean().describe("Run the built image as a Deployment. Default true.").optional(),
+        replicas: z.int().min(0).max(10000).describe("Default 1.").optional(),
+        port: z.int().min(1).max(65535).describe("Container port named http; a Service exists only when set.").optional(),
+        servicePort: z.int().min(1).max(65535).describe("Service port. Default: port.").optional(),
+        serviceType: z.enum(["ClusterIP", "NodePort", "LoadBalancer"]).describe("Default ClusterIP.").optional(),
+        env: z
+          .array(
+            z.object({
+              name: z.string(),
+              value: z.string().optional(),
+              valueFrom: z.looseObject({}).optional(),
+            }),
+          )
+          .optional(),
+        resources: ResourceRequirements.optional(),
+        imagePullSecrets: z.array(z.object({ name: z.string() })).optional(),
+      })
+      .optional(),
+    retention: z
+      .object({
+        succeededLimit: z.int().min(0).max(100).describe("Old succeeded build Jobs kept. Default 2.").optional(),
+        failedLimit: z.int().min(0).max(100).describe("Old failed build Jobs kept. Default 2.").optional(),
+      })
+      .optional(),
+    suspend: z.boolean().describe("Cancel a running build and start no new one. Default false.").optional(),
+    rebuildToken: z.string().describe("Change it to build the same spec again (e.g. new commits on a branch).").optional(),
+  })
+  .describe("What to build and how to run it. Defaults are applied by the hook, not stored.");
+
+/** A CIBuild spec as parsed by {@link CIBuildSpecSchema} (every field optional). */
+export type CIBuildSpec = z.infer<typeof CIBuildSpecSchema>;
+
+const ConditionSchema = z.object({
+  type: z.string(),
+  status: z.enum(["True", "False", "Unknown"]),
+  reason: z.string(),
+  message: z.string(),
+  lastTransitionTime: z.string(),
+  observedGeneration: z.int().optional(),
+});
+
+/** Phases of one build (`status.currentBuild.phase`). */
+export const BUILD_PHASES = ["Pending", "Running", "Succeeded", "Failed", "Cancelled"] as const;
+/** Phase of one build. */
+export type BuildPhase = (typeof BUILD_PHASES)[number];
+
+// Values read back from status are checked like fresh ones: status is writable through /status.
+const Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
+const CommitSHA = z.string().regex(/^[0-9a-f]{40}([0-9a-f]{24})?$/);
+
+/** `status.currentBuild`: the build for the current buildHash. */
+export const BuildRecordSchema = z.object({
+  name: z.string().describe("Job name."),
+  buildHash: z.string(),
+  generation: z.int().optional().describe("metadata.generation that asked for this build."),
+  revision: z.string().optional().describe("Requested revision (HEAD: the remote's default branch)."),
+  commitSHA: CommitSHA.optional().describe("Commit the build used (from the prepare container)."),
+  digest: Digest.optional().describe("Digest of the pushed image (from the build container)."),
+  image: z.string().optional().describe("Image pushed (output.image)."),
+  startTime: z.string().optional(),
+  completionTime: z.string().optional(),
+  phase: z.enum(BUILD_PHASES),
+  reason: z.string().optional(),
+  message: z.string().optional(),
+});
+/** One build as remembered in status. */
+export type BuildRecord = z.infer<typeof BuildRecordSchema>;
+
+/** `status.lastSuccessfulBuild`: the build whose image is (or will be) deployed. */
+export const SuccessfulBuildSchema = z.object({
+  name: z.string(),
+  buildHash: z.string(),
+  commitSHA: CommitSHA.optional(),
+  digest: Digest.optional(),
+  imageRef: z.string().min(1).max(1024).regex(/^\S+$/).describe("Image reference the Deployment runs (repository@digest when known)."),
+  completionTime: z.string().optional(),
+});
+/** The last successful build. */
+export type SuccessfulBuild = z.infer<typeof SuccessfulBuildSchema>;
+
+/** `status.deployment`: the observed Deployment. */
+export const DeploymentStatusSchema = z.object({
+  name: z.string(),
+  image: z.string().optional(),
+  replicas: z.int().optional(),
+  updatedReplicas: z.int().optional(),
+  readyReplicas: z.int().optional(),
+  availableReplicas: z.int().optional(),
+});
+/** What status reports about the Deployment. */
+export type DeploymentStatus = z.infer<typeof DeploymentStatusSchema>;
+
+/** Overall phases (`status.phase`, §7.3). */
+export const PHASES = [
+  "Pending",
+  "Building",
+  "Deploying",
+  "Ready",
+  "Succeeded",
+  "Failed",
+  "Invalid",
+  "Suspended",
+  "Terminating",
+] as const;
+/** Overall phase of a CIBuild. */
+export type Phase = (typeof PHASES)[number];
+
+/** `status` of a CIBuild (written whole by every hook answer). */
+export const CIBuildStatusSchema = z.object({
+  observedGeneration: z.int().optional(),
+  phase: z.enum(PHASES).optional(),
+  message: z.string().optional(),
+  buildHash: z.string().optional().describe("Build hash of the current spec (cibuild-api.md §7.4)."),
+  conditions: z.array(ConditionSchema).optional(),
+  currentBuild: BuildRecordSchema.optional(),
+  lastSuccessfulBuild: SuccessfulBuildSchema.optional(),
+  deployment: DeploymentStatusSchema.optional(),
+});
+/** The status the hook writes. */
+export type CIBuildStatus = z.infer<typeof CIBuildStatusSchema>;
+
+/** The CIBuild CustomResourceDefinition (apiextensions.k8s.io/v1), generated from the schemas above. */
+export function ciBuildCrd(): Record<string, unknown> {
+  return buildCrd({
+    group: CIBUILD_GROUP,
+    version: CIBUILD_VERSION,
+    kind: "CIBuild",
+    plural: CIBUILD_PLURAL,
+    singular: "cibuild",
+    spec: CIBuildSpecSchema,
+    status: CIBuildStatusSchema,
+    description: "CIBuild clones a git repository, builds and pushes an image in a Job, and runs it as a Deployment pinned by digest.",
+    printerColumns: [
+      { name: "Phase", type: "string", jsonPath: ".status.phase" },
+      { name: "Image", type: "string", jsonPath: ".status.lastSuccessfulBuild.imageRef" },
+      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+    ],
+  });
+}
