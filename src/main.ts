@@ -44,6 +44,7 @@ Environment (serve):
                                 keep-alive sockets close; exit after this many seconds at the latest
   SHUTDOWN_DELAY_SECONDS (0)    keep serving this long after the signal before closing the listener
                                 (instead of a preStop sleep; counted inside the grace period)
+
 Environment (cibuild build images; serve and the hook commands; pinned tag or digest required):
 ${(Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof typeof CIBUILD_IMAGE_ENV>).map((k) => `  ${CIBUILD_IMAGE_ENV[k].padEnd(15)} ${DEFAULT_CIBUILD_OPTIONS[k]}`).join("\n")}
 `;
