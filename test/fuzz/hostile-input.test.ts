@@ -328,3 +328,48 @@ test("wrong content types and encodings answer 4xx JSON", async () => {
   assert.ok(gz.status >= 400 && gz.status < 500);
   assert.match(gz.headers.get("content-type") ?? "", /^application\/json/);
 });
+
+test("explicit hostile shapes on every route: unknown kinds, missing metadata, absurd numbers, unicode names", async () => {
+  const shapes: [string, (r: any) => void][] = [
+    ["unknown kind", (r) => (r.parent.kind = "Unknown")],
+    ["unknown apiVersion", (r) => (r.parent.apiVersion = "nope/v0")],
+    ["no metadata", (r) => delete r.parent.metadata],
+    ["metadata null", (r) => (r.parent.metadata = null)],
+    ["no name", (r) => delete r.parent.metadata.name],
+    ["unicode name", (r) => (r.parent.metadata.name = "ĥéllo-wörld-日本-💥")],
+    ["long name", (r) => (r.parent.metadata.name = "a".repeat(10_000))],
+    ["no spec", (r) => delete r.parent.spec],
+    ["spec array", (r) => (r.parent.spec = [])],
+    ["negative deadline", (r) => (r.parent.spec.startingDeadlineSeconds = -1)],
+    ["1e308 limits", (r) => Object.assign(r.parent.spec, { successfulJobsHistoryLimit: 1e308, failedJobsHistoryLimit: 1e308 })],
+    ["fractional limits", (r) => Object.assign(r.parent.spec, { successfulJobsHistoryLimit: 0.5, failedJobsHistoryLimit: -0 })],
+    ["generation 1e308", (r) => (r.parent.metadata.generation = 1e308)],
+    ["children null", (r) => (r.children = null)],
+    ["children array", (r) => (r.children = [])],
+    ["child group null", (r) => (r.children = { "Job.batch/v1": null })],
+    ["child without metadata", (r) => (r.children = { "Job.batch/v1": { x: { apiVersion: "batch/v1", kind: "Job" } } })],
+    ["status garbage", (r) => (r.parent.status = { active: "yes", lastScheduleTime: "yesterday", conditions: [null, 1, "x"] })],
+    ["deletionTimestamp garbage", (r) => (r.parent.metadata.deletionTimestamp = "not-a-time")],
+    ["finalizing string", (r) => (r.finalizing = "true")],
+  ];
+  for (const route of routes) {
+    for (const [name, change] of shapes) {
+      const req = validRequest(route);
+      try {
+        change(req);
+      } catch {
+        continue; // the shape does not apply to this request
+      }
+      const answer = await post(app.url + route.path, JSON.stringify(req));
+      try {
+        const body = checkAnswer(route, answer);
+        if (body && route.hook === "sync" && specIsInvalid(route, req)) {
+          const desired = desiredKeys(body, req.parent?.metadata?.namespace || "");
+          for (const key of observedKeys(req)) assert.ok(desired.has(key), `invalid spec dropped observed child ${key}`);
+        }
+      } catch (err) {
+        throw new Error(`${route.path} ${name}: ${(err as Error).message}`);
+      }
+    }
+  }
+});
