@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
-import { slowPost, send } from "./helpers/slow-request.ts";
+import { eventually, slowPost, send } from "./helpers/slow-request.ts";
 
 const parent = {
   apiVersion: "batch.tutorial.kubebuilder.io/v1",
@@ -26,12 +26,12 @@ test("SIGTERM to `metahooks serve`: the in-flight call is answered, then the pro
   let stderr = "";
   child.stderr.on("data", (c) => (stderr += String(c)));
   try {
-    const hookUrl = await new Promise<string>((resolve, reject) => {
+    const { hookUrl, adminUrl } = await new Promise<{ hookUrl: string; adminUrl: string }>((resolve, reject) => {
       const rl = createInterface({ input: child.stdout });
       rl.on("line", (line) => {
         lines.push(line);
-        const parsed = JSON.parse(line) as { msg?: string; hookUrl?: string };
-        if (parsed.msg === "metahooks listening" && parsed.hookUrl) resolve(parsed.hookUrl);
+        const parsed = JSON.parse(line) as { msg?: string; hookUrl?: string; adminUrl?: string };
+        if (parsed.msg === "metahooks listening" && parsed.hookUrl && parsed.adminUrl) resolve({ hookUrl: parsed.hookUrl, adminUrl: parsed.adminUrl });
       });
       void exited.then(() => reject(new Error(`serve exited early: ${stderr}`)));
     });
@@ -39,7 +39,10 @@ test("SIGTERM to `metahooks serve`: the in-flight call is answered, then the pro
     const inflight = slowPost(`${hookUrl}/sync/cronjob`, JSON.stringify({ parent, children: { "Job.batch/v1": {} } }));
     await inflight.sent;
     // Wait until the server has admitted the call (its headers are parsed) before signalling.
-    await new Promise((r) => setTimeout(r, 200));
+    assert.ok(
+      await eventually(async () => /^metahooks_hook_in_flight_requests 1$/m.test((await send(`${adminUrl}/metrics`)).body), 10_000),
+      "the call never became in flight",
+    );
     child.kill("SIGTERM");
     // The process must not exit while the call is in flight.
     const early = await Promise.race([exited.then(() => "exited"), new Promise((r) => setTimeout(() => r("running"), 300))]);
