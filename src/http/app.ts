@@ -9,9 +9,9 @@ import express, { type NextFunction, type Request, type Response } from "express
 import { pinoHttp } from "pino-http";
 import type { Logger } from "pino";
 import { HookError, malformedJson, toErrorBody } from "../errors.ts";
-import { formatDecisions, runHook, type HookName } from "../metacontroller/run-hook.ts";
+import { formatDecisions, runHook, type HookName, type RunResult } from "../metacontroller/run-hook.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
-import type { ControllerDefinition, Decision } from "../controllers/types.ts";
+import type { ControllerDefinition } from "../controllers/types.ts";
 import type { KubeObject } from "../metacontroller/contract.ts";
 import { createMetrics, outcomeOf, recordDecisions, recordInvalidParent, type HookMetrics, type HookOutcome } from "./metrics.ts";
 
@@ -194,7 +194,7 @@ export function createApp(options: AppOptions): express.Express {
           throw budgetExceeded(budgetMs);
         }
         recordDecisions(metrics, def.name, result.decisions);
-        const invalid = result.summary.finalizing ? undefined : invalidSpecReason(def, hook, req.body, result.decisions);
+        const invalid = result.summary.finalizing ? undefined : invalidSpecReason(def, hook, req.body, result);
         if (invalid !== undefined) recordInvalidParent(metrics, def.name, invalid);
         if ("children" in result.response) {
           log.children = result.response.children.length;
@@ -224,10 +224,15 @@ export function createApp(options: AppOptions): express.Express {
  * problem of the kind's admission validation (the same rules its sync hook applies, so the reason
  * is the one in the parent's condition), or, for kinds without admission support, the reason of an
  * `invalid` decision. Undefined when the spec is valid or the call is not a plain sync.
+ *
+ * An invalid spec always answers with a `False` condition (project rule), so validation only runs
+ * when the answer has one: the common, healthy call pays nothing.
  */
-function invalidSpecReason(def: ControllerDefinition<any>, hook: HookName, body: unknown, decisions: readonly Decision[]): string | undefined {
+function invalidSpecReason(def: ControllerDefinition<any>, hook: HookName, body: unknown, result: RunResult): string | undefined {
   if (hook !== "sync") return undefined;
   if (def.admission) {
+    const conditions = "status" in result.response ? (result.response.status as { conditions?: unknown }).conditions : undefined;
+    if (!Array.isArray(conditions) || !conditions.some((c) => (c as { status?: unknown } | null)?.status === "False")) return undefined;
     try {
       const parent = (body as { parent: KubeObject }).parent;
       return def.admission.validate(parent)[0]?.reason;
@@ -235,7 +240,7 @@ function invalidSpecReason(def: ControllerDefinition<any>, hook: HookName, body:
       return undefined; // a validator failing on odd input must not fail the answer
     }
   }
-  const invalid = decisions.find((d) => d.action === "invalid");
+  const invalid = result.decisions.find((d) => d.action === "invalid");
   return invalid ? (invalid.reason ?? "") : undefined;
 }
 

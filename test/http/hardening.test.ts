@@ -103,7 +103,10 @@ test("invalid parents are counted by the first problem of the kind's admission v
   const validating: ConfiguredController = {
     def: {
       ...c.def,
-      sync: () => ({ response: { status: {}, children: [] }, decisions: [{ action: "skip", reason: "InvalidSchedule" }] }),
+      sync: (req) => ({
+        response: { status: { conditions: [{ type: "Ready", status: (req.parent.spec as any)?.schedule === "bad" ? "False" : "True", reason: "X" }] }, children: [] },
+        decisions: [{ action: "skip", reason: "InvalidSchedule" }],
+      }),
       admission: {
         validate: (p) => ((p.spec as any)?.schedule === "bad" ? [{ reason: "InvalidSchedule", field: "spec.schedule", message: "no" }, { reason: "InvalidSpec", field: "spec.x", message: "no" }] : []),
         defaultSpec: (s) => s,
@@ -118,6 +121,15 @@ test("invalid parents are counted by the first problem of the kind's admission v
   const text = await metricsText(metrics);
   assert.match(text, /metahooks_parents_invalid_total\{controller="cronjob",reason="InvalidSchedule"\} 1\n/);
   assert.ok(!text.includes('reason="InvalidSpec"'), "only the first problem is counted");
+});
+
+test("the real CronJob hook: an invalid schedule is counted once by its condition reason, a valid one not at all", async () => {
+  const { app: a, metrics } = app({ controllers: configureControllers({}) });
+  await request(a).post("/sync/cronjob").send({ ...syncBody, parent: { ...parent, spec: { ...parent.spec, schedule: "61 * * * *" } } }).expect(200);
+  await request(a).post("/sync/cronjob").send(syncBody).expect(200);
+  const text = await metricsText(metrics);
+  assert.match(text, /metahooks_parents_invalid_total\{controller="cronjob",reason="InvalidSchedule"\} 1\n/);
+  assert.equal((text.match(/^metahooks_parents_invalid_total\{/gm) ?? []).length, 1);
 });
 
 test("boundedLabel keeps CamelCase words and maps anything else to 'other'", () => {
