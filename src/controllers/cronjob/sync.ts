@@ -138,6 +138,33 @@ function decideSlot(
 }
 
 /**
+ * Replace as a desired state: once the Job of the latest slot exists (or is created now), no other
+ * Job may run. Upstream deletes the running Jobs at the moment it creates the new one; a stateless
+ * hook must keep saying so on every call, or a delete that Metacontroller failed to carry out
+ * (API error, lost response) would leave the old Job running next to the new one for good.
+ *
+ * @returns running Jobs to leave out now, beyond those `alreadyReplaced`; adds their decisions
+ */
+function staleUnderReplace(
+  parent: KubeObject,
+  valid: ValidCronJob,
+  running: readonly KubeObject[],
+  alreadyReplaced: readonly KubeObject[],
+  newJob: KubeObject | undefined,
+  lastScheduleTime: Date | undefined,
+  decisions: Decision[],
+): KubeObject[] {
+  if ((valid.spec.concurrencyPolicy ?? DEFAULTS.concurrencyPolicy) !== "Replace" || !lastScheduleTime) return [];
+  const latest = jobNameFor(parent.metadata.name, lastScheduleTime);
+  const latestRuns = newJob?.metadata.name === latest || running.some((j) => j.metadata.name === latest);
+  if (!latestRuns) return [];
+  const done = new Set(alreadyReplaced.map((j) => j.metadata.name));
+  const stale = running.filter((j) => j.metadata.name !== latest && !done.has(j.metadata.name));
+  for (const j of stale) decisions.push({ action: Action.Replace, reason: "Replace", object: j.metadata.name });
+  return stale;
+}
+
+/**
  * The CronJob sync hook, a pure function of the request and the clock.
  *
  * Semantics follow upstream pkg/controller/cronjob (cronjob_controllerv2.go, utils.go) with the
@@ -198,6 +225,7 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
       scheduling = slot.scheduling;
       decisions.push(...slot.decisions);
     }
+    replaced.push(...staleUnderReplace(parent, valid, running, replaced, newJob, lastScheduleTime, decisions));
     if (next) {
       // Seconds, padded so the resync lands just after the slot; ms precision keeps it stable.
       resyncAfterSeconds = Math.round(((next.getTime() - now.getTime()) / 1000 + RESYNC_PAD_SECONDS) * 1000) / 1000;

@@ -251,3 +251,17 @@ test("@every with a deadline shorter than its interval still runs (upstream neve
   assert.deepEqual(r.created.map((c) => c.metadata.name), [`hello-${minutes("2026-01-05T11:00:00Z")}`]);
   assert.equal(r.response.resyncAfterSeconds, 3595.1);
 });
+
+test("C9 Replace whose delete failed: the next call still leaves the replaced Job out (found by the emulator)", () => {
+  // 12:00's Job was created under Replace and 11:00's Job left out, but Metacontroller could not
+  // delete it (API error): both are observed running on the next call.
+  const parent = cronJob({ spec: { schedule: "0 * * * *", concurrencyPolicy: "Replace" }, status: { lastScheduleTime: "2026-01-05T12:00:00Z" } });
+  const observed = [job("hello", "2026-01-05T11:00:00Z", "running"), job("hello", "2026-01-05T12:00:00Z", "running")];
+  const r = sync(request(parent, observed), "2026-01-05T12:00:40Z");
+  assert.equal(r.created.length, 0);
+  assert.deepEqual(r.kept, [`hello-${minutes("2026-01-05T12:00:00Z")}`], "the stale 11:00 Job must be left out again");
+  assert.deepEqual(r.status.active.map((a: any) => a.name), [`hello-${minutes("2026-01-05T12:00:00Z")}`]);
+  // Under Allow both keep running.
+  const allow = sync(request(cronJob({ spec: { schedule: "0 * * * *" }, status: parent.status }), observed), "2026-01-05T12:00:40Z");
+  assert.equal(allow.kept.length, 2);
+});
