@@ -1,7 +1,8 @@
 /**
  * `npm run bench`: autocannon on loopback against the real service and a bare node:http
  * parse+stringify baseline (each in its own process), then RSS after 100k requests and the cost
- * of schedule evaluation. Writes bench/RESULTS.md. Bounded: about three minutes in all.
+ * of schedule evaluation. Writes its section of bench/RESULTS.md. Bounded: about seven minutes on
+ * a 2-core machine (most of it the 100k-request RSS run).
  *
  * Env: BENCH_SECONDS (per measurement, default 5), BENCH_CONNECTIONS (default 10),
  * BENCH_RSS_REQUESTS (default 100000), BENCH_OUT (default bench/RESULTS.md).
