@@ -220,25 +220,30 @@ function report(r: {
     lines.push("", "CIBuild: not measured — the CIBuild controller was not registered on this branch when this run was made.");
   }
   const errors = r.rows.reduce((s, x) => s + x.hook.errors + x.hook.non2xx + x.base.errors + x.base.non2xx, 0);
-  lines.push("", `Errors or non-2xx answers across all runs: ${errors}. autocannon reports percentiles in whole milliseconds, so the mean ratio is the precise one; the p99 ratio uses max(baseline p99, 1 ms).`, "");
+  lines.push("", `Errors or non-2xx answers across all runs: ${errors}. autocannon records latencies in whole milliseconds, so sub-millisecond means and percentiles are coarse (the p99 ratio uses max(baseline p99, 1 ms)); for small bodies the req/s ratio of the one-connection rows is the precise latency ratio.`, "");
   lines.push("### Against the issue's targets", "");
   const cron = (n: number) => r.rows.find((x) => x.scenario === `cronjob sync, ${n} observed Jobs`);
   const single = (n: number) => r.rows.find((x) => x.scenario === `cronjob sync, ${n} observed Jobs, 1 connection`);
+  // autocannon records latencies in whole milliseconds, so sub-millisecond means are noise; with one
+  // connection the time per request (1 / throughput) is the precise service latency.
+  const perRequest = (run: Run) => 1000 / run.rps;
+  lines.push("With one connection, latency = 1 / throughput (ms per request, client time included on both sides).", "");
   for (const n of [0, 10, 100]) {
-    for (const row of [cron(n), single(n)]) {
-      if (row) lines.push(`- ≤ 2× baseline latency, ${n} children, ${row.connections} connection(s): mean ratio ${fmt(row.hook.mean / row.base.mean, 2)} → ${row.hook.mean <= 2 * row.base.mean ? "met" : "NOT met"}.`);
+    const row = single(n);
+    if (row) {
+      const ratio = perRequest(row.hook) / perRequest(row.base);
+      lines.push(`- ≤ 2× baseline latency, ${n} children: hook ${fmt(perRequest(row.hook), 2)} ms vs baseline ${fmt(perRequest(row.base), 2)} ms per request, ×${fmt(ratio, 2)} → ${ratio <= 2 ? "met" : "NOT met"}.`);
     }
   }
-  for (const row of [cron(100), single(100)]) {
-    if (row) lines.push(`- p99 under 10 ms at 100 children, ${row.connections} connection(s): p99 ${row.hook.p99} ms → ${row.hook.p99 < 10 ? "met" : "NOT met"}.`);
+  for (const row of [single(100), cron(100)]) {
+    if (row) lines.push(`- p99 under 10 ms at 100 children, ${row.connections} connection(s): hook p99 ${row.hook.p99} ms (baseline ${row.base.p99} ms) → ${row.hook.p99 < 10 ? "met" : "NOT met"}.`);
   }
-  // Growth: one connection, so the mean latency is the service time (no queue); ×10 children.
   for (const [a, b] of [[10, 100], [100, 1000]] as const) {
     const ra = single(a);
     const rb = single(b);
     if (ra && rb) {
       lines.push(
-        `- Linear growth, ${a} → ${b} children (×10, 1 connection): hook mean latency ×${fmt(rb.hook.mean / ra.hook.mean, 1)}, baseline ×${fmt(rb.base.mean / ra.base.mean, 1)}.`,
+        `- Linear growth, ${a} → ${b} children (×10): hook time per request ×${fmt(perRequest(rb.hook) / perRequest(ra.hook), 1)}, baseline ×${fmt(perRequest(rb.base) / perRequest(ra.base), 1)}.`,
       );
     }
   }
