@@ -28,8 +28,8 @@ export function assertValidKubeObject(object: any): void {
   const meta = object.metadata ?? {};
   const nameOk = object.kind === "Service" ? isDns1123Label(meta.name) && /^[a-z]/.test(meta.name) : isDns1123Subdomain(meta.name);
   if (!nameOk) throw new Error(`${key} name ${JSON.stringify(meta.name)} is not valid`);
-  if (object.kind === "Job" && !isDns1123Label(meta.name)) {
-    throw new Error(`Job name ${JSON.stringify(meta.name)} is over 63 characters or not a DNS-1123 label (it becomes the job-name label)`);
+  if (object.kind === "Job" && !isLabelValue(meta.name)) {
+    throw new Error(`Job name ${JSON.stringify(meta.name)} is over 63 characters or not a label value (it becomes the job-name label)`);
   }
   for (const labels of [meta.labels, object.spec?.template?.metadata?.labels]) {
     for (const [k, v] of Object.entries(labels ?? {})) {

@@ -175,10 +175,21 @@ function podWaiting(pod: KubeObject): string | undefined {
   return problems.length ? problems.join("; ").slice(0, MAX_MESSAGE) : undefined;
 }
 
-/** The observed Pods of one Job (by the Job controller's job-name label), oldest first. */
-export function podsOfJob(jobName: string, pods: KubeObject[]): KubeObject[] {
+/**
+ * The observed Pods of one Job, oldest first: Pods with the Job's job-name label that the Job
+ * controls (controller ownerReference with the Job's uid). The label alone is not enough: anyone
+ * who can create Pods in the namespace could otherwise choose the digest the Deployment runs.
+ */
+export function podsOfJob(job: KubeObject, pods: KubeObject[]): KubeObject[] {
+  const jobName = job.metadata.name;
+  const uid = job.metadata.uid;
+  if (!uid) return [];
+  const ownedByJob = (p: KubeObject) =>
+    (p.metadata.ownerReferences ?? []).some(
+      (o) => o.controller === true && o.kind === "Job" && o.uid === uid && o.name === jobName,
+    );
   return pods
-    .filter((p) => JOB_NAME_LABELS.some((l) => p.metadata.labels?.[l] === jobName))
+    .filter((p) => JOB_NAME_LABELS.some((l) => p.metadata.labels?.[l] === jobName) && ownedByJob(p))
     .sort((a, b) => {
       const ta = a.metadata.creationTimestamp ?? "";
       const tb = b.metadata.creationTimestamp ?? "";
@@ -190,9 +201,9 @@ export function podsOfJob(jobName: string, pods: KubeObject[]): KubeObject[] {
  * Reads what the Pods of one build Job report. Values are only taken when they match their
  * patterns ({@link COMMIT_SHA_PATTERN}, {@link DIGEST_PATTERN}); the newest Pod wins.
  */
-export function readBuildPods(jobName: string, pods: KubeObject[]): PodFindings {
+export function readBuildPods(job: KubeObject, pods: KubeObject[]): PodFindings {
   const findings: PodFindings = {};
-  for (const pod of podsOfJob(jobName, pods)) {
+  for (const pod of podsOfJob(job, pods)) {
     const prepare = terminated(pod, "prepare");
     const sha = prepare?.exitCode === 0 ? prepare.message.trim() : undefined;
     if (sha && COMMIT_SHA_PATTERN.test(sha)) findings.commitSHA = sha;

@@ -122,7 +122,7 @@ export function foldCurrentBuild(
     }
     return { ...record, phase: "Pending", reason: BuildReason.Pending, message: `build Job ${record.name} is being created` };
   }
-  const findings = readBuildPods(observed.name, pods);
+  const findings = readBuildPods(observed.job, pods);
   if (findings.commitSHA) record.commitSHA = findings.commitSHA;
   if (findings.digest) record.digest = findings.digest;
   if (observed.startTime) record.startTime = observed.startTime;

@@ -171,13 +171,19 @@ export function classifyGitUrl(url: string): { transport: GitTransport } | { rea
       return invalid("does not parse as a URL");
     }
     if (!parsed.hostname) return invalid("has no host");
+    // ssh would read a host or user starting with `-` as an option (-oProxyCommand=…,
+    // CVE-2017-1000117); git refuses them too, but we never hand one over.
+    if (parsed.hostname.startsWith("-") || decodeURIComponent(parsed.username).startsWith("-")) {
+      return invalid("has a host or user starting with -");
+    }
     if (parsed.search || parsed.hash) return invalid("must not have a query or a fragment");
     if (parsed.pathname === "" || parsed.pathname === "/") return invalid("has no repository path");
     return { transport: scheme === "https" ? "https" : "ssh" };
   }
   // scp-like: [user@]host:path, where host has no slash (git's rule to tell it from a local path).
-  const scp = /^(?:[A-Za-z0-9._~-]+@)?([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(.+)$/.exec(url);
+  const scp = /^(?:([A-Za-z0-9._~-]+)@)?([A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\]):(.+)$/.exec(url);
   if (!scp) return invalid("must use https://, ssh:// or the scp-like form user@host:path");
+  if (scp[1]?.startsWith("-") || scp[2]?.startsWith("-")) return invalid("has a host or user starting with -");
   return { transport: "ssh" };
 }
 

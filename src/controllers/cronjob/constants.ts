@@ -67,7 +67,9 @@ export const Reason = {
   InvalidTimeZone: "InvalidTimeZone",
   /** Any other spec field is invalid (negative number, unknown concurrencyPolicy, no jobTemplate…). */
   InvalidSpec: "InvalidSpec",
-  /** The Job name (`<name>-<unix minutes>`) would exceed 63 characters (or is not a DNS-1123 label). */
+  /** `jobTemplate` could never make a Job (no containers, restartPolicy other than OnFailure/Never). */
+  InvalidJobTemplate: "InvalidJobTemplate",
+  /** The Job name (`<name>-<unix minutes>`) would exceed 63 characters (a label value's limit). */
   NameTooLong: "NameTooLong",
   Suspended: "Suspended",
   /** The schedule has no future slot (e.g. `0 0 30 2 *`). */

@@ -116,7 +116,19 @@ function canonicalField(text: string, rule: FieldRule): string {
   // bit. Writing "*" exactly when robfig sets the star bit, and explicit lists otherwise
   // (`*‍/2` and `1-31` are restrictions in robfig), gives both libraries the same OR/AND rule.
   if (rule.day) return star ? "*" : list.join(",");
-  return list.length === rule.max - rule.min + 1 ? "*" : list.join(",");
+  // Daylight saving follows Vixie cron, which calls a job "wild" (elapsed time: gap slots are
+  // skipped, repeated slots run twice) when its minute or hour field starts with `*`, and
+  // "fixed-time" (a gap slot runs once just after the gap, a repeated slot runs once) otherwise,
+  // so `30 2,14 * * *` and `0 1-2 * * *` are fixed-time. croner's fixedTimeRule "no-wildcard"
+  // draws the same line when a wild field keeps its `*` or `*‍/n` spelling and every other field
+  // is an explicit list.
+  const wild = /^[*?](?:\/(\d+))?$/.exec(text);
+  if (wild) {
+    // robfig accepts steps beyond the field's span (`*‍/61` = minute 0 only); croner does not.
+    const step = Math.min(Number(wild[1] ?? 1), rule.max - rule.min + 1);
+    return step > 1 ? `*/${step}` : "*";
+  }
+  return list.join(",");
 }
 
 /**
@@ -204,9 +216,10 @@ class CronSchedule implements Schedule {
     this.canonical = pattern;
     // Always pass the zone (croner would otherwise use the process' local zone). UTC has no DST,
     // so it goes through croner's fixed-offset path, about ten times faster than Intl.
-    // croner's default fixedTimeRule "single-value" gives classic cron DST handling (issue 2 rule 7).
+    // fixedTimeRule "no-wildcard" with the spelling kept by canonicalField gives Vixie cron's DST
+    // handling (issue 2 rule 7).
     const where = zone === "UTC" ? { utcOffset: 0 } : { timezone: zone };
-    this.cron = new Cron(pattern, { ...where, paused: true, mode: "5-part", domAndDow: false });
+    this.cron = new Cron(pattern, { ...where, paused: true, mode: "5-part", domAndDow: false, fixedTimeRule: "no-wildcard" });
   }
   latestSlot(now: Date, after: Date): Date | undefined {
     // previousRuns is strictly before its reference (one call, no iteration over missed slots).

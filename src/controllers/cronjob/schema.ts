@@ -19,7 +19,32 @@ export const JobTemplateSchema = z
         annotations: StringMap.optional().describe("Annotations copied to every Job."),
       })
       .optional(),
-    spec: z.looseObject({}).describe("A batch/v1 JobSpec, copied to every Job unchanged."),
+    // Only what the API server would always reject is checked here, so an impossible template is
+    // reported up front instead of moving lastScheduleTime past a Job that can never be created.
+    spec: z
+      .looseObject({
+        template: z
+          .looseObject({
+            spec: z
+              .looseObject({
+                containers: z
+                  .array(
+                    z.looseObject({
+                      name: z.string().min(1).describe("Container name."),
+                      image: z.string().min(1).describe("Container image."),
+                    }),
+                  )
+                  .min(1)
+                  .describe("At least one container."),
+                restartPolicy: z
+                  .enum(["OnFailure", "Never"])
+                  .describe("A Job's Pods must use OnFailure or Never (the Pod default Always is rejected)."),
+              })
+              .describe("The Pod spec of every Job."),
+          })
+          .describe("The Pod template of every Job."),
+      })
+      .describe("A batch/v1 JobSpec, copied to every Job unchanged."),
   })
   .describe("Template of the Jobs this CronJob creates (batch/v1 JobTemplateSpec).");
 

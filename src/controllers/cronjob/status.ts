@@ -64,12 +64,17 @@ export function scheduleRecord(
   const s = (spec && typeof spec === "object" ? spec : {}) as Record<string, unknown>;
   const schedule = typeof s.schedule === "string" ? s.schedule : "";
   const timeZone = typeof s.timeZone === "string" ? s.timeZone : DEFAULTS.timeZone;
+  // A `since` after `now` (an edited status, a skewed clock) would silently hold every slot back
+  // until then; nothing can have been seen in the future, so such a record counts as missing, and
+  // the fallback is clamped to now as well.
+  const notAfterNow = (t: Date) => formatTime(t.getTime() > now.getTime() ? now : t);
   const old = ScheduleRecordSchema.safeParse(status.schedule);
-  if (old.success && parseTime(old.data.since)) {
+  const oldSince = old.success ? parseTime(old.data.since) : undefined;
+  if (old.success && oldSince && oldSince.getTime() <= now.getTime()) {
     if (old.data.schedule === schedule && old.data.timeZone === timeZone) return old.data;
     return { schedule, timeZone, since: formatTime(now) };
   }
-  return { schedule, timeZone, since: formatTime(lastScheduleTime ?? creation ?? now) };
+  return { schedule, timeZone, since: notAfterNow(lastScheduleTime ?? creation ?? now) };
 }
 
 /** `status.lastSuccessfulTime`: the latest of the old value and succeeded Jobs' completionTime. */

@@ -6,7 +6,7 @@
 import { listChildren, type KubeObject, type SyncRequest } from "../../metacontroller/contract.ts";
 import type { ConditionInput } from "../../kube/conditions.ts";
 import { isBeingDeleted, jobOutcome } from "../../kube/jobs.ts";
-import { isDns1123Label } from "../../kube/names.ts";
+import { isDns1123Subdomain, isLabelValue } from "../../kube/names.ts";
 import { reemitObserved, sortChildren } from "../../kube/objects.ts";
 import { formatTime, parseTime } from "../../kube/time.ts";
 import type { Decision, HookResult } from "../types.ts";
@@ -56,10 +56,12 @@ function blockedBy(parent: KubeObject, read: ReturnType<typeof readCronJobSpec>,
   if (first) return { reason: first.reason, message: `${first.field}: ${first.message}` };
   const name = parent.metadata.name;
   const sample = jobNameFor(name, now);
-  if (sample.length > MAX_JOB_NAME_LENGTH || !isDns1123Label(sample)) {
+  // A Job name is a DNS-1123 subdomain, and it becomes the Pods' job-name label value, so it must
+  // also be a label value: at most 63 characters (dots are fine in both, kubernetes#50850).
+  if (sample.length > MAX_JOB_NAME_LENGTH || !isDns1123Subdomain(sample) || !isLabelValue(sample)) {
     return {
       reason: Reason.NameTooLong,
-      message: `Job names such as ${JSON.stringify(sample)} would not be valid DNS-1123 labels of at most ${MAX_JOB_NAME_LENGTH} characters; use a CronJob name of at most ${MAX_CRONJOB_NAME_LENGTH} characters`,
+      message: `Job names such as ${JSON.stringify(sample)} would be longer than the ${MAX_JOB_NAME_LENGTH} characters a label value allows; use a CronJob name of at most ${MAX_CRONJOB_NAME_LENGTH} characters`,
     };
   }
   if (read.valid?.spec.suspend === true) return { reason: Reason.Suspended, message: "spec.suspend is true; no new Jobs" };

@@ -62,7 +62,8 @@ export function readCronJobSpec(spec: unknown): ReadSpec {
   for (const issue of issues) {
     if (issue === scheduleIssue || issue === zoneIssue) continue;
     if (issue.path[0] === "schedule" || issue.path[0] === "timeZone") continue;
-    problems.push({ reason: Reason.InvalidSpec, field: issue.path.length ? fieldOf(issue.path) : "spec", message: issue.message });
+    const reason = issue.path[0] === "jobTemplate" ? Reason.InvalidJobTemplate : Reason.InvalidSpec;
+    problems.push({ reason, field: issue.path.length ? fieldOf(issue.path) : "spec", message: issue.message });
   }
   if (problems.length || !parsed.success || !schedule) return { problems };
   return { problems, valid: { spec: parsed.data, schedule, zone } };

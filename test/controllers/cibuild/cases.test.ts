@@ -191,3 +191,22 @@ test("B9: every derived name and label value of a 60+ character CIBuild is a DNS
   }
   assert.equal(L.job.metadata.name.length, 63);
 });
+
+test("only Pods the build Job controls are read: a Pod with a copied job-name label cannot choose the digest", () => {
+  const job = childOf(fresh(go), "Job")!;
+  const done = observe(job, "2026-03-02T10:00:06Z", jobStatus("complete", "2026-03-02T10:00:06Z", "2026-03-02T10:04:30Z"));
+  const real = buildPod(job, "real1", "2026-03-02T10:00:07Z", { "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } });
+  const forged = structuredClone(real) as any;
+  forged.metadata.name = `${job.metadata.name}-zzzzz`;
+  forged.metadata.creationTimestamp = "2026-03-02T10:00:09Z"; // newer: would win if it were read
+  forged.metadata.ownerReferences = [{ apiVersion: "v1", kind: "ReplicaSet", name: "evil", uid: "e0000000-0000-4000-8000-000000000000", controller: true }];
+  const evil = "sha256:" + "e".repeat(64);
+  forged.status.containerStatuses = forged.status.containerStatuses.map((c: any) =>
+    c.name === "build" ? { ...c, state: { terminated: { ...c.state.terminated, message: evil } } } : c,
+  );
+  const r = sync(request({ parent: parent(go), jobs: [done], pods: [real, forged] }), "2026-03-02T10:04:31Z");
+  assert.equal((r.status.currentBuild as any).digest, DIGEST);
+  const image = (childOf(r, "Deployment") as any).spec.template.spec.containers[0].image;
+  assert.ok(image.endsWith(`@${DIGEST}`), image);
+  assert.ok(!JSON.stringify(r).includes(evil));
+});

@@ -91,6 +91,11 @@ test("git URL forms", () => {
   assert.deepStrictEqual(classifyGitUrl("https://github.com/o/r.git"), { transport: "https" });
   assert.equal((classifyGitUrl("http://github.com/o/r.git") as { reason: string }).reason, "InvalidGitURL");
   assert.equal((classifyGitUrl("/local/path") as { reason: string }).reason, "InvalidGitURL");
+  // ssh reads a host or user starting with - as an option (CVE-2017-1000117).
+  for (const url of ["ssh://-oProxyCommand=touch%20x/r.git", "ssh://-host.example/r.git", "git@-host:o/r.git", "-x@host:o/r.git", "ssh://-u@host.example/r.git"]) {
+    assert.equal((classifyGitUrl(url) as { reason: string }).reason, "InvalidGitURL", url);
+  }
+  assert.deepEqual(classifyGitUrl("ssh://git@my-host.example/r.git"), { transport: "ssh" });
   assert.equal((classifyGitUrl("git@github.com:o/r.git x") as { reason: string }).reason, "InvalidGitURL");
 });
 

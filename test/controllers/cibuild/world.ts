@@ -1,3 +1,4 @@
+import { createHash } from "node:crypto";
 /**
  * Builders for CIBuild hook requests as Metacontroller sends them: the parent, observed children
  * with the fields the apiserver and controllers add (uid, creationTimestamp, controller-uid label,
@@ -99,13 +100,19 @@ export function request(parts: RequestParts): Record<string, unknown> {
   };
 }
 
+/** A stable uid for an observed object (so build Pods can name their Job as controller). */
+export function uidOf(kind: string, name: string): string {
+  const h = createHash("sha256").update(`${kind}/${name}`).digest("hex");
+  return `${h.slice(0, 8)}-${h.slice(8, 12)}-4${h.slice(13, 16)}-8${h.slice(17, 20)}-${h.slice(20, 32)}`;
+}
+
 let uidCounter = 0;
 function serverMeta(obj: KubeObject, createdAt: string, generation = 1): Record<string, unknown> {
   uidCounter += 1;
   return {
     ...obj.metadata,
     namespace: NS,
-    uid: `00000000-0000-4000-8000-${String(uidCounter).padStart(12, "0")}`,
+    uid: uidOf(obj.kind, obj.metadata.name),
     resourceVersion: String(2000 + uidCounter),
     generation,
     creationTimestamp: createdAt,
@@ -214,7 +221,7 @@ export function buildPod(job: KubeObject, suffix: string, createdAt: string, out
       uid: `pod-${suffix}`,
       creationTimestamp: createdAt,
       labels,
-      ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: job.metadata.name, uid: "11111111-2222-4333-8444-555555555555", controller: true, blockOwnerDeletion: true }],
+      ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: job.metadata.name, uid: uidOf("Job", job.metadata.name), controller: true, blockOwnerDeletion: true }],
     },
     spec: structuredClone((job.spec as any).template.spec),
     status: {

@@ -265,3 +265,36 @@ test("C9 Replace whose delete failed: the next call still leaves the replaced Jo
   const allow = sync(request(cronJob({ spec: { schedule: "0 * * * *" }, status: parent.status }), observed), "2026-01-05T12:00:40Z");
   assert.equal(allow.kept.length, 2);
 });
+
+test("a jobTemplate the API would always reject creates nothing and keeps lastScheduleTime (InvalidJobTemplate)", () => {
+  const status = { lastScheduleTime: "2026-01-05T11:59:00Z" };
+  const bad: Array<[string, any]> = [
+    ["restartPolicy Always", { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "Always" } } }],
+    ["no restartPolicy", { template: { spec: { containers: [{ name: "c", image: "busybox" }] } } }],
+    ["no containers", { template: { spec: { containers: [], restartPolicy: "Never" } } }],
+    ["empty JobSpec", {}],
+  ];
+  for (const [what, spec] of bad) {
+    const observed = [job("hello", "2026-01-05T11:59:00Z", "running")];
+    const r = sync(request(cronJob({ spec: { jobTemplate: { spec } }, status }), observed), "2026-01-05T12:00:30Z");
+    assert.equal(r.created.length, 0, what);
+    assert.deepEqual(r.kept, [`hello-${minutes("2026-01-05T11:59:00Z")}`], `${what}: observed Jobs are kept`);
+    assert.equal(r.condition("Ready").reason, "InvalidJobTemplate", what);
+    assert.equal(r.status.lastScheduleTime, "2026-01-05T11:59:00Z", `${what}: the slot is not consumed`);
+  }
+});
+
+test("a CronJob name with dots makes valid Jobs (a Job name is a DNS subdomain and a label value)", () => {
+  const r = sync(request(cronJob({ name: "my.cron" })), "2026-01-05T12:00:30Z");
+  assert.deepEqual(r.created.map((c) => c.metadata.name), [`my.cron-${minutes("2026-01-05T12:00:00Z")}`]);
+  assert.equal(r.condition("Ready").status, "True");
+});
+
+test("a schedule record or creation time in the future does not hold the CronJob back", () => {
+  const future = { schedule: "* * * * *", timeZone: "UTC", since: "2027-01-01T00:00:00Z" };
+  const r = sync(request(cronJob({ status: { lastScheduleTime: "2026-01-05T11:58:00Z", schedule: future } })), "2026-01-05T12:00:30Z");
+  assert.deepEqual(r.created.map((c) => c.metadata.name), [`hello-${minutes("2026-01-05T12:00:00Z")}`]);
+  assert.equal(r.status.schedule.since, "2026-01-05T11:58:00Z", "treated as no record: in force since the last run");
+  const skewed = sync(request(cronJob({ creationTimestamp: "2026-01-05T12:00:40Z" })), "2026-01-05T12:00:30Z");
+  assert.equal(skewed.status.schedule.since, "2026-01-05T12:00:30Z");
+});

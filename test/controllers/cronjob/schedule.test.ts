@@ -101,7 +101,8 @@ test("names, ?, steps and descriptors evaluate like robfig", () => {
   assert.deepEqual(nextSlots(schedule("@hourly"), "2025-11-20T00:00:00Z", 1), ["2025-11-20T01:00:00Z"]);
   assert.deepEqual(nextSlots(schedule("0 0 1 FEB,mar *"), "2025-11-20T00:00:00Z", 2), ["2026-02-01T00:00:00Z", "2026-03-01T00:00:00Z"]);
   assert.equal(schedule("@daily").canonical, "0 0 * * *");
-  assert.equal(schedule("*/20 ? * jan-MAR *").canonical, "0,20,40 * * 1,2,3 *");
+  assert.equal(schedule("*/20 ? * jan-MAR *").canonical, "*/20 * * 1,2,3 *");
+  assert.equal(schedule("5/20 1-2 * * *").canonical, "5,25,45 1,2 * * *");
 });
 
 test("day-of-month / day-of-week OR rule uses robfig's star bit (*/1 and ? are unrestricted)", () => {
@@ -154,6 +155,25 @@ test("DST America/New_York: a fixed-time slot in the spring-forward gap runs onc
   const s = schedule("30 2 * * *", "America/New_York");
   assert.deepEqual(nextSlots(s, "2024-03-09T08:00:00Z", 2), ["2024-03-10T07:00:00Z", "2024-03-11T06:30:00Z"]);
   assert.equal(iso(s.latestSlot(d("2024-03-10T08:00:00Z"), d("2024-03-09T07:30:00Z"))), "2024-03-10T07:00:00Z");
+});
+
+test("DST follows Vixie cron: lists and ranges are fixed-time, a `*` minute or hour is wild", () => {
+  // 2024-03-10 02:00-02:59 does not exist in New York; 2024-11-03 01:00-01:59 happens twice.
+  const list = schedule("30 2,14 * * *", "America/New_York");
+  assert.deepEqual(nextSlots(list, "2024-03-10T05:00:00Z", 2), ["2024-03-10T07:00:00Z", "2024-03-10T18:30:00Z"]);
+  assert.deepEqual(nextSlots(schedule("30 1,13 * * *", "America/New_York"), "2024-11-03T04:00:00Z", 2), [
+    "2024-11-03T05:30:00Z", // the first 01:30 (EDT) only
+    "2024-11-03T18:30:00Z",
+  ]);
+  assert.deepEqual(nextSlots(schedule("0 1-2 * * *", "America/New_York"), "2024-11-03T04:00:00Z", 3), [
+    "2024-11-03T05:00:00Z",
+    "2024-11-03T07:00:00Z", // 02:00 EST; the repeated 01:00 EST (06:00Z) does not run again
+    "2024-11-04T06:00:00Z",
+  ]);
+  // A `*` minute is wild: elapsed time, so both 01:xx hours run.
+  assert.deepEqual(nextSlots(schedule("*/30 1 * * *", "America/New_York"), "2024-11-03T04:00:00Z", 4), [
+    "2024-11-03T05:00:00Z", "2024-11-03T05:30:00Z", "2024-11-03T06:00:00Z", "2024-11-03T06:30:00Z",
+  ]);
 });
 
 test("DST Europe/Berlin: spring gap and autumn repeat", () => {

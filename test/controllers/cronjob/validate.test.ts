@@ -32,7 +32,7 @@ test("problems come in check order: name, schedule, time zone, then the other fi
   assert.deepEqual(reasons({ schedule: undefined }), ["InvalidSchedule spec.schedule"]);
   assert.deepEqual(reasons({ schedule: 5 }), ["InvalidSchedule spec.schedule"]);
   assert.deepEqual(reasons({ timeZone: "" }), ["InvalidTimeZone spec.timeZone"]);
-  assert.deepEqual(reasons({ jobTemplate: undefined }), ["InvalidSpec spec.jobTemplate"]);
+  assert.deepEqual(reasons({ jobTemplate: undefined }), ["InvalidJobTemplate spec.jobTemplate"]);
   assert.deepEqual(reasons({ suspend: "yes" }), ["InvalidSpec spec.suspend"]);
   assert.match(validateCronJob(cronJob({ spec: { schedule: "CRON_TZ=UTC 0 * * * *" } }))[0]!.message, /cannot use TZ or CRON_TZ/);
 });

@@ -1,0 +1,780 @@
+/**
+ * One CompositeController, emulated the way Metacontroller v4.17 runs it with dynamic apply
+ * (metacontroller-contract.md §10 rules 5–22; §2.3 merge, §2.4 label check, §2.6 deletes, §3
+ * finalize, §5 update strategies, §6.1–6.2 HTTP semantics and triggers, §7 customize/related).
+ * Hooks are called over real HTTP.
+ *
+ * @packageDocumentation
+ */
+import http from "node:http";
+import { formatTime } from "../../src/kube/time.ts";
+import { applyUpdate, withLastApplied } from "./merge.ts";
+import type { Scheduler } from "./scheduler.ts";
+import { DEFAULT_RESOURCES, labelsOf, matchesSelector, type LabelSelector, type ResourceInfo } from "./selectors.ts";
+import { ApiError, clone, groupOf, jsonEqual, refOf, storeKey, type Obj, type ObjectRef, type Store, type WatchEvent } from "./store.ts";
+
+/** Random faults a controller injects (all rates are probabilities per operation, 0..1). */
+export interface ControllerFaults {
+  /** Random source in [0, 1); pass a seeded one for reproducible runs. */
+  rng: () => number;
+  /**
+   * A sync reads parent and children as they were at the start of the previous sync; the parent
+   * is queued again afterwards (the informer delivering the events it was behind on).
+   */
+  staleCacheRate?: number;
+  /** The hook answered, but the answer never reached Metacontroller (treated as a timeout). */
+  hookResponseLossRate?: number;
+  /** A child create/update/delete is rejected with a 500 before it is applied. */
+  childWriteErrorRate?: number;
+  /** A child create/update/delete is applied, but the client sees a 500 (response lost). */
+  childWriteLossRate?: number;
+}
+
+/** One write Metacontroller made (or tried), for timelines and invariants. */
+export interface WriteRecord {
+  at: number;
+  op: "create" | "update" | "delete" | "status" | "add-finalizer" | "remove-finalizer" | "adopt" | "release";
+  /** `Kind namespace/name` */
+  target: string;
+  error?: string;
+}
+
+/** One pass of the sync loop for one parent. */
+export interface SyncRecord {
+  at: number;
+  controller: string;
+  /** Parent `namespace/name`. */
+  key: string;
+  hook?: "sync" | "finalize";
+  /** The hook answered and everything was applied. */
+  ok: boolean;
+  error?: string;
+  /** The hook saw the previous snapshot (stale-cache fault). */
+  stale: boolean;
+  request?: Obj;
+  response?: Obj;
+  writes: WriteRecord[];
+}
+
+/** A hook endpoint: where the service listens right now (undefined while it is down). */
+export type BaseUrl = () => string | undefined;
+
+interface HookConfig {
+  path: string;
+  version: "v1" | "v2";
+  strict: boolean;
+  timeoutMs: number;
+}
+
+interface ChildRule {
+  apiVersion: string;
+  kind: string;
+  namespaced: boolean;
+  method: "OnDelete" | "Recreate" | "InPlace";
+}
+
+/** An error that makes the queue retry after a fixed delay (HTTP 429). */
+class RetryAfter extends Error {
+  constructor(readonly delayMs: number) {
+    super(`429 Too Many Requests, retry after ${delayMs} ms`);
+  }
+}
+
+/** Options of {@link CompositeControllerEmulator}. */
+export interface ControllerOptions {
+  /** The CompositeController object (metacontroller.k8s.io/v1alpha1). */
+  compositeController: Obj;
+  store: Store;
+  scheduler: Scheduler;
+  /** Base URL of the hook service; the path of each configured webhook URL is kept. */
+  baseUrl: BaseUrl;
+  faults?: ControllerFaults;
+  /** Extra resource → kind entries (discovery). */
+  resources?: Record<string, ResourceInfo>;
+  /** Called after every sync pass. */
+  onSync?: (record: SyncRecord) => void;
+}
+
+const GC_FINALIZERS = ["foregroundDeletion", "orphan"];
+const BACKOFF_BASE_MS = 5;
+const BACKOFF_MAX_MS = 1000 * 1000;
+
+/**
+ * The emulated controller: a de-duplicating work queue with delayed adds and per-key exponential
+ * backoff (client-go's default controller rate limiter, without the overall 10 qps bucket), fed by
+ * store watch events, and the sync of one parent exactly in Metacontroller's order.
+ */
+export class CompositeControllerEmulator {
+  readonly name: string;
+  readonly finalizer: string;
+  readonly parent: { apiVersion: string; kind: string; namespaced: boolean; labelSelector?: LabelSelector; ignoreStatusChanges: boolean };
+  readonly children: ChildRule[];
+  readonly hooks: { sync: HookConfig; finalize?: HookConfig; customize?: HookConfig };
+  readonly generateSelector: boolean;
+  /** Every sync pass, in order. */
+  readonly records: SyncRecord[] = [];
+
+  readonly #cc: Obj;
+  readonly #store: Store;
+  readonly #scheduler: Scheduler;
+  readonly #baseUrl: BaseUrl;
+  readonly #faults: ControllerFaults | undefined;
+  readonly #onSync: ((r: SyncRecord) => void) | undefined;
+  readonly #resources: Record<string, ResourceInfo>;
+
+  // Work queue state (client-go workqueue semantics).
+  #queue: string[] = [];
+  #dirty = new Set<string>();
+  #processing = new Set<string>();
+  #waiting = new Map<string, number>();
+  #failures = new Map<string, number>();
+  #running = true;
+  /** Bumped on stop, so timers armed before a stop are void. */
+  #epoch = 0;
+
+  // Stale cache: the snapshot taken at the start of the previous sync.
+  #previousSnapshot: Map<string, Obj> | undefined;
+  // Customize responses per parent uid/generation, and the related rules per parent key.
+  #customizeCache = new Map<string, Obj[]>();
+  #relatedRules = new Map<string, Obj[]>();
+
+  constructor(options: ControllerOptions) {
+    const cc = options.compositeController;
+    this.#cc = clone(cc);
+    this.#store = options.store;
+    this.#scheduler = options.scheduler;
+    this.#baseUrl = options.baseUrl;
+    this.#faults = options.faults;
+    this.#onSync = options.onSync;
+    this.#resources = { ...DEFAULT_RESOURCES, ...(options.resources ?? {}) };
+    const spec = cc.spec ?? {};
+    this.name = cc.metadata.name;
+    this.finalizer = `metacontroller.io/compositecontroller-${this.name}`;
+    const pr = spec.parentResource;
+    const pinfo = this.#discover(pr.resource);
+    this.parent = {
+      apiVersion: pr.apiVersion,
+      kind: pinfo.kind,
+      namespaced: pinfo.namespaced,
+      ignoreStatusChanges: pr.ignoreStatusChanges === true,
+      ...(pr.labelSelector ? { labelSelector: pr.labelSelector } : {}),
+    };
+    if (pr.revisionHistory) throw new Error("emulator: revisionHistory (rolling updates) is not emulated");
+    this.children = (spec.childResources ?? []).map((c: Obj) => {
+      const method = c.updateStrategy?.method ?? "OnDelete";
+      if (!["OnDelete", "Recreate", "InPlace"].includes(method)) {
+        throw new Error(`emulator: update strategy ${method} (rolling) is not emulated`);
+      }
+      const info = this.#discover(c.resource);
+      return { apiVersion: c.apiVersion, kind: info.kind, namespaced: info.namespaced, method };
+    });
+    const hooks = spec.hooks ?? {};
+    if (!hooks.sync) throw new Error("emulator: a sync hook is required");
+    this.hooks = {
+      sync: hookConfig(hooks.sync),
+      ...(hooks.finalize ? { finalize: hookConfig(hooks.finalize) } : {}),
+      ...(hooks.customize ? { customize: hookConfig(hooks.customize) } : {}),
+    };
+    this.generateSelector = spec.generateSelector === true;
+    this.#store.watch((e) => this.#onEvent(e));
+    const period = spec.resyncPeriodSeconds;
+    if (typeof period === "number" && period > 0) this.#armPeriodic(Math.max(1, period) * 1000);
+  }
+
+  #discover(resource: string): ResourceInfo {
+    const info = this.#resources[resource];
+    if (!info) throw new Error(`emulator: unknown resource ${resource} (add it to resources)`);
+    return info;
+  }
+
+  // ---------------------------------------------------------------- queue
+
+  /** Keys waiting to be processed now. */
+  get queueLength(): number {
+    return this.#queue.length;
+  }
+
+  /** Adds a parent key (`namespace/name`) to the queue, de-duplicated (rule 5). */
+  enqueue(key: string): void {
+    if (!this.#running || this.#dirty.has(key)) return;
+    this.#dirty.add(key);
+    if (!this.#processing.has(key)) this.#queue.push(key);
+  }
+
+  /** Adds a key after a delay; of several pending delays for one key the earliest wins (rule 7). */
+  enqueueAfter(key: string, delayMs: number): void {
+    if (!this.#running) return;
+    if (delayMs <= 0) return this.enqueue(key);
+    const at = this.#scheduler.now() + delayMs;
+    const pending = this.#waiting.get(key);
+    if (pending !== undefined && pending <= at) return;
+    this.#waiting.set(key, at);
+    const epoch = this.#epoch;
+    this.#scheduler.at(at, `${this.name}: requeue ${key}`, () => {
+      if (epoch !== this.#epoch || this.#waiting.get(key) !== at) return;
+      this.#waiting.delete(key);
+      this.enqueue(key);
+    });
+  }
+
+  /** The time (epoch ms) of the pending delayed enqueue of a key, if any. */
+  pendingResync(key: string): number | undefined {
+    return this.#waiting.get(key);
+  }
+
+  /** Enqueues every parent (controller start, cache flush). */
+  enqueueAll(): void {
+    for (const p of this.#store.list(this.parent.apiVersion, this.parent.kind)) this.enqueue(parentKey(p));
+  }
+
+  /** Stops the controller (Metacontroller down): queue, timers and backoff state are dropped. */
+  stop(): void {
+    this.#running = false;
+    this.#epoch++;
+    this.#queue = [];
+    this.#dirty.clear();
+    this.#waiting.clear();
+    this.#failures.clear();
+    this.#customizeCache.clear();
+    this.#previousSnapshot = undefined;
+  }
+
+  /** Starts (or restarts) the controller: every parent is synced (rule 6). */
+  start(): void {
+    this.#running = true;
+    this.enqueueAll();
+  }
+
+  /** Whether the controller is running. */
+  get running(): boolean {
+    return this.#running;
+  }
+
+  /**
+   * Processes one queued key, if any: one sync, then success (forget the backoff) or error
+   * (retry with backoff, or after Retry-After for a 429).
+   * @returns false when the queue was empty
+   */
+  async processOne(): Promise<boolean> {
+    const key = this.#queue.shift();
+    if (key === undefined) return false;
+    this.#dirty.delete(key);
+    this.#processing.add(key);
+    const record: SyncRecord = { at: this.#scheduler.now(), controller: this.name, key, ok: false, stale: false, writes: [] };
+    try {
+      await this.#sync(key, record);
+      record.ok = true;
+      this.#failures.delete(key);
+    } catch (err) {
+      record.error = err instanceof Error ? err.message : String(err);
+      if (err instanceof RetryAfter) {
+        this.enqueueAfter(key, err.delayMs);
+      } else {
+        const n = (this.#failures.get(key) ?? 0) + 1;
+        this.#failures.set(key, n);
+        this.enqueueAfter(key, Math.min(BACKOFF_BASE_MS * 2 ** (n - 1), BACKOFF_MAX_MS));
+      }
+    } finally {
+      // A stale read is followed by the informer catching up: the events it had not yet delivered
+      // arrive and queue the parent again, so a fresh view always comes eventually.
+      if (record.stale) this.enqueue(key);
+      this.#processing.delete(key);
+      if (this.#dirty.has(key)) this.#queue.push(key);
+    }
+    this.records.push(record);
+    this.#onSync?.(record);
+    return true;
+  }
+
+  #armPeriodic(periodMs: number): void {
+    const epoch = this.#epoch;
+    this.#scheduler.after(periodMs, `${this.name}: resyncPeriod`, () => {
+      if (epoch === this.#epoch) this.enqueueAll();
+      this.#armPeriodic(periodMs);
+    });
+  }
+
+  // ---------------------------------------------------------------- triggers (rule 6)
+
+  #isParent(obj: Obj): boolean {
+    return obj.kind === this.parent.kind && groupOf(obj.apiVersion) === groupOf(this.parent.apiVersion);
+  }
+
+  #childRule(obj: Obj): ChildRule | undefined {
+    return this.children.find((c) => c.kind === obj.kind && groupOf(c.apiVersion) === groupOf(obj.apiVersion));
+  }
+
+  #onEvent(e: WatchEvent): void {
+    if (!this.#running) return;
+    const obj = e.object;
+    if (this.#isParent(obj)) {
+      if (e.type === "MODIFIED" && this.parent.ignoreStatusChanges && e.old) {
+        const o = e.old.metadata;
+        const n = obj.metadata;
+        const same =
+          o.generation === n.generation && jsonEqual(o.labels, n.labels) && jsonEqual(o.annotations, n.annotations) && !n.deletionTimestamp;
+        if (same) return;
+      }
+      this.enqueue(parentKey(obj));
+      return;
+    }
+    if (this.#childRule(obj)) {
+      const ref = controllerRef(obj);
+      if (ref) {
+        if (ref.kind === this.parent.kind && groupOf(ref.apiVersion) === groupOf(this.parent.apiVersion)) {
+          const ns = obj.metadata.namespace;
+          const parent = this.#store.peek({ apiVersion: this.parent.apiVersion, kind: this.parent.kind, namespace: this.parent.namespaced ? ns : undefined, name: ref.name });
+          if (parent && parent.metadata.uid === ref.uid) this.enqueue(parentKey(parent));
+        }
+      } else {
+        for (const p of this.#store.list(this.parent.apiVersion, this.parent.kind)) {
+          if (this.parent.namespaced && p.metadata.namespace !== obj.metadata.namespace) continue;
+          const sel = this.#selectorOf(p);
+          if (sel && matchesSelector(sel, labelsOf(obj))) this.enqueue(parentKey(p));
+        }
+      }
+    }
+    // Related objects (customize): any parent whose rules select this object.
+    for (const [key, rules] of this.#relatedRules) {
+      if (rules.some((r) => this.#ruleMatches(r, obj, key))) this.enqueue(key);
+    }
+  }
+
+  // ---------------------------------------------------------------- one sync (rules 8–22)
+
+  #selectorOf(p: Obj): LabelSelector | undefined {
+    if (this.generateSelector) return { matchLabels: { "controller-uid": p.metadata.uid } };
+    const s = p.spec?.selector;
+    if (!s || (!s.matchLabels && !s.matchExpressions)) return undefined;
+    return s;
+  }
+
+  #hasF(p: Obj): boolean {
+    return (p.metadata.finalizers ?? []).includes(this.finalizer);
+  }
+
+  #failsParentSelector(p: Obj): boolean {
+    return this.parent.labelSelector !== undefined && !matchesSelector(this.parent.labelSelector, labelsOf(p));
+  }
+
+  #parentRef(key: string): ObjectRef {
+    const slash = key.indexOf("/");
+    const ns = key.slice(0, slash);
+    return { apiVersion: this.parent.apiVersion, kind: this.parent.kind, namespace: ns === "" ? undefined : ns, name: key.slice(slash + 1) };
+  }
+
+  /** Live write with fault injection and recording (child writes only get faults). */
+  #write<T>(record: SyncRecord, op: WriteRecord["op"], target: string, faulty: boolean, fn: () => T): T {
+    const w: WriteRecord = { at: this.#scheduler.now(), op, target };
+    record.writes.push(w);
+    const f = this.#faults;
+    try {
+      if (faulty && f?.childWriteErrorRate && f.rng() < f.childWriteErrorRate) {
+        throw new ApiError(500, "InternalError", `injected: ${op} ${target} rejected`);
+      }
+      const out = fn();
+      if (faulty && f?.childWriteLossRate && f.rng() < f.childWriteLossRate) {
+        throw new ApiError(500, "InternalError", `injected: ${op} ${target} applied, response lost`);
+      }
+      return out;
+    } catch (err) {
+      w.error = err instanceof Error ? err.message : String(err);
+      throw err;
+    }
+  }
+
+  async #sync(key: string, record: SyncRecord): Promise<void> {
+    const store = this.#store;
+    const f = this.#faults;
+    // Stale cache (rule 24): reads come from the previous sync's snapshot.
+    const current = store.snapshot();
+    let view = current;
+    if (f?.staleCacheRate && this.#previousSnapshot && f.rng() < f.staleCacheRate) {
+      view = this.#previousSnapshot;
+      record.stale = true;
+    }
+    this.#previousSnapshot = current;
+    const pref = this.#parentRef(key);
+    let P = view.get(storeKey(pref));
+    if (!P) return; // rule 8
+    // rule 9
+    if (this.#failsParentSelector(P) && !this.#hasF(P)) return;
+    // rule 10: finalizer sync
+    const hasFinalizeHook = this.hooks.finalize !== undefined;
+    const target = `${this.parent.kind} ${key}`;
+    if (hasFinalizeHook && !this.#hasF(P) && !P.metadata.deletionTimestamp) {
+      P = this.#write(record, "add-finalizer", target, false, () =>
+        store.patch(pref, (o) => (o.metadata.finalizers = [...(o.metadata.finalizers ?? []).filter((x: string) => x !== this.finalizer), this.finalizer])),
+      );
+    } else if (!hasFinalizeHook && this.#hasF(P)) {
+      P = this.#write(record, "remove-finalizer", target, false, () =>
+        store.patch(pref, (o) => (o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((x: string) => x !== this.finalizer))),
+      );
+    }
+    if (!store.peek(pref)) return;
+    if (this.#failsParentSelector(P!) && !this.#hasF(P!)) return;
+    const parent = P!;
+    // rule 11
+    const selector = this.#selectorOf(parent);
+    if (!selector) throw new Error(`${target}: spec.selector must have matchLabels or matchExpressions`);
+    const deleting = Boolean(parent.metadata.deletionTimestamp);
+    // rule 12: claim
+    const observed = new Map<string, Obj>(); // key: apiVersion|Kind|ns/name
+    const childrenMap: Record<string, Record<string, Obj>> = {};
+    for (const rule of this.children) {
+      const group: Record<string, Obj> = {};
+      childrenMap[`${rule.kind}.${rule.apiVersion}`] = group;
+      const ns = this.parent.namespaced ? parent.metadata.namespace : undefined;
+      for (const candidate of store.list(rule.apiVersion, rule.kind, ns, view)) {
+        let child: Obj | undefined = candidate;
+        const ref = controllerRef(child);
+        const matches = matchesSelector(selector, labelsOf(child));
+        if (ref) {
+          if (ref.uid !== parent.metadata.uid) continue;
+          if (!matches) {
+            if (!deleting) this.#release(record, child, parent);
+            continue;
+          }
+        } else {
+          if (!matches || deleting || child.metadata.deletionTimestamp) continue;
+          child = this.#adopt(record, child, parent);
+          if (!child) continue;
+        }
+        child = { ...child, apiVersion: rule.apiVersion };
+        const nsName = `${child.metadata.namespace ?? ""}/${child.metadata.name}`;
+        group[nsName] = child;
+        observed.set(identity(rule.apiVersion, rule.kind, nsName), child);
+      }
+    }
+    // Related objects (customize hook, §7).
+    const related = await this.#related(parent, key, view);
+    // rule 13
+    const finalizing = hasFinalizeHook && (deleting || this.#failsParentSelector(parent));
+    const hook = finalizing ? this.hooks.finalize! : this.hooks.sync;
+    record.hook = finalizing ? "finalize" : "sync";
+    // rule 14
+    const request = {
+      controller: { metadata: this.#cc.metadata, spec: this.#cc.spec, status: {} },
+      parent,
+      children: this.#convert(childrenMap, hook.version, parent),
+      related: this.#convert(related, hook.version, parent),
+      finalizing,
+    };
+    record.request = request;
+    // rule 15
+    const response = await this.#call(hook, request);
+    if (f?.hookResponseLossRate && f.rng() < f.hookResponseLossRate) {
+      throw new Error(`injected: hook response lost (Client.Timeout exceeded)`);
+    }
+    record.response = response;
+    // rule 16
+    const desiredList: Obj[] = (response.children ?? []).map((c: Obj) => {
+      const d = c; // freshly parsed JSON: ours to change
+      d.metadata ??= {};
+      if (!d.metadata.namespace && parent.metadata.namespace) d.metadata.namespace = parent.metadata.namespace;
+      return d;
+    });
+    // rule 17
+    if (typeof response.resyncAfterSeconds === "number" && response.resyncAfterSeconds > 0) {
+      this.enqueueAfter(key, response.resyncAfterSeconds * 1000);
+    }
+    // rule 18
+    let P2 = parent;
+    if (response.finalized === true && this.#hasF(parent)) {
+      P2 = this.#write(record, "remove-finalizer", target, false, () =>
+        store.patch(pref, (o) => (o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((x: string) => x !== this.finalizer))),
+      );
+    }
+    // rule 19
+    const desired = new Map<string, Obj>();
+    for (const d of desiredList) {
+      if (this.generateSelector) {
+        d.metadata.labels ??= {};
+        if (!Object.hasOwn(d.metadata.labels, "controller-uid")) d.metadata.labels["controller-uid"] = parent.metadata.uid;
+      }
+      desired.set(identity(d.apiVersion, d.kind, `${d.metadata.namespace ?? ""}/${d.metadata.name ?? ""}`), d);
+    }
+    for (const d of desired.values()) {
+      if (!matchesSelector(selector, labelsOf(d))) {
+        throw new Error(`labels on desired child ${d.kind} ${d.metadata.name} don't match parent selector`);
+      }
+    }
+    // rule 20
+    const errors: string[] = [];
+    const gcFinalizer = (P2.metadata.finalizers ?? []).some((x: string) => GC_FINALIZERS.includes(x));
+    const manage = !P2.metadata.deletionTimestamp || (hasFinalizeHook && this.#hasF(P2) && !gcFinalizer);
+    if (manage) this.#manageChildren(record, parent, observed, desired, errors);
+    // rule 21: status, even when children failed
+    const newStatus = { ...(response.status ?? {}) } as Obj;
+    newStatus.observedGeneration = P2.metadata.generation;
+    const live = store.peek(pref);
+    if (live && !jsonEqual(live.status, newStatus)) {
+      try {
+        this.#write(record, "status", target, false, () => store.patch(pref, (o) => (o.status = newStatus), { subresource: "status" }));
+      } catch (err) {
+        if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
+      }
+    }
+    // rule 22
+    if (errors.length) throw new Error(`children: ${errors.join("; ")}`);
+  }
+
+  #manageChildren(record: SyncRecord, parent: Obj, observed: Map<string, Obj>, desired: Map<string, Obj>, errors: string[]): void {
+    const store = this.#store;
+    const ignore = (err: unknown, codes: number[]) => {
+      if (err instanceof ApiError && codes.includes(err.code)) return;
+      errors.push(err instanceof Error ? err.message : String(err));
+    };
+    // a. delete observed children that are not desired
+    for (const [id, o] of observed) {
+      if (desired.has(id) || o.metadata.deletionTimestamp) continue;
+      try {
+        this.#write(record, "delete", describe(o), true, () => store.delete(refOf(o), { uid: o.metadata.uid }));
+      } catch (err) {
+        ignore(err, [404]);
+      }
+    }
+    for (const [id, d] of desired) {
+      const o = observed.get(id);
+      if (!o) {
+        // b. create
+        const obj = withLastApplied(d);
+        const refs: Obj[] = obj.metadata.ownerReferences ?? [];
+        if (!refs.some((r) => r.uid === parent.metadata.uid)) refs.push(makeControllerRef(parent));
+        obj.metadata.ownerReferences = refs;
+        try {
+          this.#write(record, "create", describe(d), true, () => store.create(obj));
+        } catch (err) {
+          ignore(err, [409]);
+        }
+        continue;
+      }
+      // c. update per strategy (OnDelete never acts on the merge result, so skip computing it)
+      const method = this.#childRule(o)?.method ?? "OnDelete";
+      if (method === "OnDelete" || o.metadata.deletionTimestamp) continue;
+      const { merged, changed } = applyUpdate(o, d);
+      if (!changed) continue;
+      try {
+        if (method === "Recreate") {
+          this.#write(record, "delete", describe(o), true, () => store.delete(refOf(o), { uid: o.metadata.uid }));
+        } else if (method === "InPlace") {
+          this.#write(record, "update", describe(o), true, () => store.update(merged));
+        }
+      } catch (err) {
+        ignore(err, method === "InPlace" ? [404, 409] : [404]);
+      }
+    }
+  }
+
+  #release(record: SyncRecord, child: Obj, parent: Obj): void {
+    try {
+      this.#write(record, "release", describe(child), false, () =>
+        this.#store.patch(refOf(child), (o) => (o.metadata.ownerReferences = (o.metadata.ownerReferences ?? []).filter((r: Obj) => r.uid !== parent.metadata.uid))),
+      );
+    } catch (err) {
+      if (!(err instanceof ApiError && err.code === 404)) throw err;
+    }
+  }
+
+  #adopt(record: SyncRecord, child: Obj, parent: Obj): Obj | undefined {
+    // canAdopt: an uncached read of the parent must confirm its uid and that it is not being deleted.
+    const live = this.#store.peek(refOf(parent));
+    if (!live || live.metadata.uid !== parent.metadata.uid || live.metadata.deletionTimestamp) return undefined;
+    try {
+      return this.#write(record, "adopt", describe(child), false, () =>
+        this.#store.patch(refOf(child), (o) => {
+          if (controllerRef(o)) throw new ApiError(409, "Conflict", `${describe(o)} was claimed by another controller`);
+          o.metadata.ownerReferences = [...(o.metadata.ownerReferences ?? []), makeControllerRef(parent)];
+        }),
+      );
+    } catch (err) {
+      if (err instanceof ApiError && (err.code === 404 || err.code === 409)) return undefined;
+      throw err;
+    }
+  }
+
+  /** Uniform map (`ns/name`) → the map the hook version sends (§1.3). */
+  #convert(map: Record<string, Record<string, Obj>>, version: "v1" | "v2", parent: Obj): Record<string, Record<string, Obj>> {
+    if (version === "v2") return map;
+    const out: Record<string, Record<string, Obj>> = {};
+    const pns = parent.metadata.namespace;
+    for (const [group, objs] of Object.entries(map)) {
+      const g: Record<string, Obj> = {};
+      for (const obj of Object.values(objs)) {
+        const ns = obj.metadata.namespace;
+        if (pns !== undefined) {
+          if (ns !== pns) continue; // v1, namespaced parent: other namespaces and cluster objects are dropped
+          g[obj.metadata.name] = obj;
+        } else {
+          g[ns ? `${ns}/${obj.metadata.name}` : obj.metadata.name] = obj;
+        }
+      }
+      out[group] = g;
+    }
+    return out;
+  }
+
+  // ---------------------------------------------------------------- customize (§7)
+
+  async #related(parent: Obj, key: string, view: Map<string, Obj>): Promise<Record<string, Record<string, Obj>>> {
+    const hook = this.hooks.customize;
+    if (!hook) return {};
+    const cacheKey = `${parent.metadata.uid}/${parent.metadata.generation}`;
+    let rules = this.#customizeCache.get(cacheKey);
+    if (!rules) {
+      const res = await this.#post(hook, { controller: { metadata: clone(this.#cc.metadata), spec: clone(this.#cc.spec), status: {} }, parent });
+      if (!Array.isArray(res.relatedResources)) throw new Error("customize: relatedResources must be a list");
+      rules = res.relatedResources as Obj[];
+      this.#customizeCache.set(cacheKey, rules);
+    }
+    this.#relatedRules.set(key, rules);
+    const out: Record<string, Record<string, Obj>> = {};
+    for (const rule of rules) {
+      const info = this.#discover(rule.resource);
+      if (hook.version === "v1" && parent.metadata.namespace && rule.namespace && rule.namespace !== parent.metadata.namespace) {
+        throw new Error(`customize: v1 hook of a namespaced parent cannot select namespace ${rule.namespace}`);
+      }
+      const group: Record<string, Obj> = (out[`${info.kind}.${rule.apiVersion}`] ??= {});
+      for (const obj of this.#store.list(rule.apiVersion, info.kind, undefined, view)) {
+        if (this.#ruleMatches(rule, obj, key)) {
+          group[`${obj.metadata.namespace ?? ""}/${obj.metadata.name}`] = { ...obj, apiVersion: rule.apiVersion };
+        }
+      }
+    }
+    return out;
+  }
+
+  #ruleMatches(rule: Obj, obj: Obj, parentKeyStr: string): boolean {
+    let info: ResourceInfo;
+    try {
+      info = this.#discover(rule.resource);
+    } catch {
+      return false;
+    }
+    if (obj.kind !== info.kind || groupOf(obj.apiVersion) !== groupOf(rule.apiVersion)) return false;
+    const pns = this.#parentRef(parentKeyStr).namespace;
+    const ns = obj.metadata.namespace;
+    if (rule.namespace !== undefined && ns !== rule.namespace) return false;
+    if (rule.namespace === undefined && pns !== undefined && ns !== pns && this.hooks.customize?.version !== "v2") return false;
+    if (Array.isArray(rule.names)) return rule.names.includes(obj.metadata.name);
+    if (rule.labelSelector) return matchesSelector(rule.labelSelector, labelsOf(obj));
+    return rule.namespace !== undefined;
+  }
+
+  // ---------------------------------------------------------------- HTTP (rule 15)
+
+  async #post(hook: HookConfig, body: unknown): Promise<Obj> {
+    const base = this.#baseUrl();
+    if (!base) throw new Error(`Post "${hook.path}": dial tcp: connect: connection refused`);
+    let res: { status: number; retryAfter: string | undefined; text: string };
+    try {
+      res = await postJson(base + hook.path, JSON.stringify(body), hook.timeoutMs);
+    } catch (err) {
+      throw new Error(`Post "${hook.path}": ${err instanceof Error ? err.message : String(err)}`);
+    }
+    const text = res.text;
+    if (res.status === 429) {
+      const ra = res.retryAfter ?? null;
+      const secs = ra !== null && /^\d+$/.test(ra) ? Number(ra) : 0;
+      throw new RetryAfter(secs * 1000);
+    }
+    if (res.status !== 200) throw new Error(`unsupported status code: ${res.status} body: ${text.slice(0, 200)}`);
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(text);
+    } catch {
+      throw new Error(`invalid JSON in hook response: ${text.slice(0, 100)}`);
+    }
+    if (parsed === null) return {};
+    if (typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("hook response is not a JSON object");
+    return parsed as Obj;
+  }
+
+  async #call(hook: HookConfig, request: unknown): Promise<Obj> {
+    const r = await this.#post(hook, request);
+    const known = ["status", "children", "resyncAfterSeconds", "finalized"];
+    const unknown = Object.keys(r).filter((k) => !known.includes(k));
+    if (hook.strict && unknown.length) throw new Error(`strict decoding: unknown field(s) ${unknown.join(", ")}`);
+    if (r.status !== undefined && r.status !== null && (typeof r.status !== "object" || Array.isArray(r.status))) throw new Error("status: not an object");
+    if (r.children !== undefined && r.children !== null) {
+      if (!Array.isArray(r.children) || r.children.some((c: unknown) => !c || typeof c !== "object" || Array.isArray(c))) {
+        throw new Error("children: not a list of objects");
+      }
+    }
+    if (r.resyncAfterSeconds !== undefined && typeof r.resyncAfterSeconds !== "number") throw new Error("resyncAfterSeconds: not a number");
+    if (r.finalized !== undefined && typeof r.finalized !== "boolean") throw new Error("finalized: not a boolean");
+    return r;
+  }
+}
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
+
+/** POST with a keep-alive agent (cheaper than fetch for tens of thousands of calls). */
+function postJson(url: string, body: string, timeoutMs: number): Promise<{ status: number; retryAfter: string | undefined; text: string }> {
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const ra = res.headers["retry-after"];
+        resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(ra) ? ra[0] : ra, text: Buffer.concat(chunks).toString("utf8") });
+      });
+      res.on("error", reject);
+    });
+    req.setTimeout(timeoutMs, () => req.destroy(new Error("Client.Timeout exceeded while awaiting headers")));
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+function hookConfig(h: Obj): HookConfig {
+  const url: string | undefined = h.webhook?.url;
+  const path = url ? new URL(url).pathname : (h.webhook?.path as string | undefined);
+  if (!path) throw new Error("emulator: webhook needs a url or a path");
+  const version = h.version === "v2" ? "v2" : "v1";
+  const mode = h.webhook?.responseUnMarshallMode;
+  return { path, version, strict: mode ? mode === "strict" : version === "v2", timeoutMs: parseDuration(h.webhook?.timeout) ?? 10_000 };
+}
+
+/** Go duration (`10s`, `1m30s`, `500ms`) → milliseconds; undefined when absent or not positive. */
+function parseDuration(value: unknown): number | undefined {
+  if (typeof value !== "string") return undefined;
+  const units: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000 };
+  let total = 0;
+  for (const m of value.matchAll(/(\d+(?:\.\d+)?)(ms|s|m|h)/g)) total += Number(m[1]) * units[m[2]!]!;
+  return total > 0 ? total : undefined;
+}
+
+/** `namespace/name` of a parent (empty namespace for cluster-scoped ones). */
+export function parentKey(p: Obj): string {
+  return `${p.metadata.namespace ?? ""}/${p.metadata.name}`;
+}
+
+function identity(apiVersion: string, kind: string, nsName: string): string {
+  return `${apiVersion}|${kind}|${nsName}`;
+}
+
+function describe(o: Obj): string {
+  return `${o.kind} ${o.metadata?.namespace ?? ""}/${o.metadata?.name ?? ""}`;
+}
+
+/** The controller ownerReference of an object, if any. */
+export function controllerRef(obj: Obj): Obj | undefined {
+  return (obj.metadata?.ownerReferences ?? []).find((r: Obj) => r.controller === true);
+}
+
+function makeControllerRef(parent: Obj): Obj {
+  return {
+    apiVersion: parent.apiVersion,
+    kind: parent.kind,
+    name: parent.metadata.name,
+    uid: parent.metadata.uid,
+    controller: true,
+    blockOwnerDeletion: true,
+  };
+}
+
+/** Formats a simulated time for messages. */
+export function at(ms: number): string {
+  return formatTime(new Date(ms));
+}
