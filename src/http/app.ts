@@ -122,7 +122,9 @@ export function createApp(options: AppOptions): express.Express {
     else res.status(503).json({ status: "draining" });
   });
 
-  const json = express.json({ limit: options.bodyLimitBytes ?? 8 * 1024 * 1024, type: () => true, strict: true });
+  // strict: false so that valid JSON which is not an object (`null`, `5`) reaches the envelope
+  // check and gets 422 "not a hook request", not 400 "malformed JSON".
+  const json = express.json({ limit: options.bodyLimitBytes ?? 8 * 1024 * 1024, type: () => true, strict: false });
 
   /**
    * First on every hook route: measures the call, counts it when the answer is done (or the
