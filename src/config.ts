@@ -9,12 +9,55 @@
 export interface ServiceConfig {
   /** Hook port. Env `PORT`. @default 8080 */
   port: number;
-  /** Address to listen on. Env `HOST`. @default "0.0.0.0" */
+  /** Address to listen on (hook and admin ports). Env `HOST`. @default "0.0.0.0" */
   host: string;
+  /**
+   * Admin port serving `/metrics`, `/healthz` and `/readyz` over plain HTTP (never TLS, never
+   * authenticated: probes and Prometheus scrape it). Env `ADMIN_PORT`; `0` picks a free port.
+   * @default 9090
+   */
+  adminPort: number;
   /** JSON body limit in bytes. Env `BODY_LIMIT_BYTES`. @default 8388608 (8 MiB) */
   bodyLimitBytes: number;
   /** pino level. Env `LOG_LEVEL`. @default "info" */
   logLevel: string;
+  /**
+   * File holding the bearer token every hook route requires (`Authorization: Bearer <token>`).
+   * Surrounding whitespace is ignored; the file is re-read when it changes. Env `AUTH_TOKEN_FILE`.
+   * @default undefined (no authentication)
+   */
+  authTokenFile?: string;
+  /**
+   * PEM certificate chain and key: the hook port serves HTTPS and reloads both when they change.
+   * Env `TLS_CERT_FILE` and `TLS_KEY_FILE` (both or neither).
+   * @default undefined (plain HTTP)
+   */
+  tls?: { certFile: string; keyFile: string };
+  /**
+   * Hook calls served at once; one more is answered 429 with `Retry-After`.
+   * Env `MAX_CONCURRENT_HOOKS`. @default 32
+   */
+  maxConcurrentHooks: number;
+  /**
+   * Per-request time budget in milliseconds, from arrival to answer. A call past it answers 503
+   * (never a late or partial 200). Well under Metacontroller's 10 s default hook timeout.
+   * Env `HOOK_TIME_BUDGET_MS`. @default 5000
+   */
+  hookTimeBudgetMs: number;
+  /**
+   * Seconds between SIGTERM and process exit at the latest: in-flight hooks get this long to
+   * finish. Keep it under the pod's `terminationGracePeriodSeconds`.
+   * Env `SHUTDOWN_GRACE_SECONDS`. @default 20
+   */
+  shutdownGraceSeconds: number;
+  /**
+   * Seconds to keep serving (readiness already false) before the listener closes, so endpoints
+   * controllers and kube-proxy stop routing here first. Use it instead of a preStop sleep.
+   * Counted inside the grace period. Env `SHUTDOWN_DELAY_SECONDS`. @default 0
+   */
+  shutdownDelaySeconds: number;
+  /** How often mounted token/TLS files are checked for changes, in ms. @default 2000 */
+  fileWatchIntervalMs: number;
 }
 
 /** Environment variables as a plain record (e.g. `process.env`). */
@@ -30,15 +73,41 @@ function intFrom(env: Env, key: string, fallback: number, min: number, max: numb
   return value;
 }
 
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
 /**
  * Reads the service configuration.
- * @throws Error naming the variable when a value is out of range
+ * @throws Error naming the variable when a value is out of range or a pair is incomplete
  */
 export function loadServiceConfig(env: Env): ServiceConfig {
-  return {
+  const logLevel = env.LOG_LEVEL || "info";
+  if (!LOG_LEVELS.includes(logLevel)) {
+    throw new Error(`LOG_LEVEL must be one of ${LOG_LEVELS.join(", ")}, got ${JSON.stringify(logLevel)}`);
+  }
+  const certFile = env.TLS_CERT_FILE || undefined;
+  const keyFile = env.TLS_KEY_FILE || undefined;
+  if ((certFile === undefined) !== (keyFile === undefined)) {
+    throw new Error("TLS_CERT_FILE and TLS_KEY_FILE must be set together");
+  }
+  const config: ServiceConfig = {
     port: intFrom(env, "PORT", 8080, 0, 65535),
     host: env.HOST || "0.0.0.0",
+    adminPort: intFrom(env, "ADMIN_PORT", 9090, 0, 65535),
     bodyLimitBytes: intFrom(env, "BODY_LIMIT_BYTES", 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
-    logLevel: env.LOG_LEVEL || "info",
+    logLevel,
+    maxConcurrentHooks: intFrom(env, "MAX_CONCURRENT_HOOKS", 32, 1, 10_000),
+    hookTimeBudgetMs: intFrom(env, "HOOK_TIME_BUDGET_MS", 5000, 10, 60_000),
+    shutdownGraceSeconds: intFrom(env, "SHUTDOWN_GRACE_SECONDS", 20, 0, 3600),
+    shutdownDelaySeconds: intFrom(env, "SHUTDOWN_DELAY_SECONDS", 0, 0, 3600),
+    fileWatchIntervalMs: 2000,
   };
+  if (config.port !== 0 && config.port === config.adminPort) {
+    throw new Error(`PORT and ADMIN_PORT must differ, both are ${config.port}`);
+  }
+  if (config.shutdownDelaySeconds > config.shutdownGraceSeconds) {
+    throw new Error("SHUTDOWN_DELAY_SECONDS must not exceed SHUTDOWN_GRACE_SECONDS");
+  }
+  if (env.AUTH_TOKEN_FILE) config.authTokenFile = env.AUTH_TOKEN_FILE;
+  if (certFile !== undefined && keyFile !== undefined) config.tls = { certFile, keyFile };
+  return config;
 }

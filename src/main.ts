@@ -32,7 +32,23 @@ Options:
 The hook commands print exactly what the HTTP route would answer and exit 0; when the route would
 answer an error they print the same JSON error on stderr and exit 1.
 
-Environment (serve): PORT (8080), HOST (0.0.0.0), LOG_LEVEL (info), BODY_LIMIT_BYTES (8388608).
+Environment (serve):
+  PORT (8080)                   hook port: POST /sync|finalize|customize/<kind>, /healthz, /readyz
+  ADMIN_PORT (9090)             plain-HTTP admin port: /metrics (Prometheus), /healthz, /readyz
+  HOST (0.0.0.0)                address both ports listen on
+  LOG_LEVEL (info)              fatal, error, warn, info, debug, trace or silent (JSON lines on stdout)
+  BODY_LIMIT_BYTES (8388608)    larger hook requests answer 413
+  AUTH_TOKEN_FILE (unset)       file with a bearer token; every hook route then requires
+                                "Authorization: Bearer <token>" (401 otherwise); re-read on change
+  TLS_CERT_FILE, TLS_KEY_FILE   PEM certificate chain and key: the hook port serves HTTPS and
+                                reloads them when they change (set both or neither)
+  MAX_CONCURRENT_HOOKS (32)     hook calls served at once; beyond it 429 with Retry-After: 1
+  HOOK_TIME_BUDGET_MS (5000)    per-call budget from arrival to answer; past it 503, never a late 200
+  SHUTDOWN_GRACE_SECONDS (20)   on SIGTERM/SIGINT: readiness turns false, in-flight calls finish,
+                                keep-alive sockets close; exit after this many seconds at the latest
+  SHUTDOWN_DELAY_SECONDS (0)    keep serving this long after the signal before closing the listener
+                                (instead of a preStop sleep; counted inside the grace period)
+
 Environment (cibuild build images; serve and the hook commands; pinned tag or digest required):
 ${(Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof typeof CIBUILD_IMAGE_ENV>).map((k) => `  ${CIBUILD_IMAGE_ENV[k].padEnd(15)} ${DEFAULT_CIBUILD_OPTIONS[k]}`).join("\n")}
 `;

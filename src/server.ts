@@ -1,32 +1,248 @@
 /**
- * `metahooks serve`: the HTTP server around {@link createApp}.
+ * `metahooks serve`: the hook server (HTTP or HTTPS) and the admin server around
+ * {@link createApp} and {@link createAdminApp}, with file reloads and graceful shutdown.
  *
  * @packageDocumentation
  */
-import type { Server } from "node:http";
+import http from "node:http";
+import https from "node:https";
+import { createSecureContext } from "node:tls";
+import { readFileSync, unwatchFile, watchFile, type Stats } from "node:fs";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
 import { createApp } from "./http/app.ts";
+import { createAdminApp } from "./http/admin.ts";
 import { createLogger } from "./http/logger.ts";
-import { loadServiceConfig, type Env } from "./config.ts";
-import { configureControllers } from "./controllers/registry.ts";
+import { createMetrics, type HookMetrics } from "./http/metrics.ts";
+import { BearerToken, readTokenFile } from "./http/auth.ts";
+import { loadServiceConfig, type Env, type ServiceConfig } from "./config.ts";
+import { configureControllers, type ConfiguredController } from "./controllers/registry.ts";
+
+/** A running service. */
+export interface Service {
+  /** The hook server (`https.Server` when TLS is configured). */
+  readonly hookServer: http.Server;
+  readonly adminServer: http.Server;
+  /** e.g. `http://127.0.0.1:8080` (the bound port, also when 0 was asked for). */
+  readonly hookUrl: string;
+  readonly adminUrl: string;
+  readonly metrics: HookMetrics;
+  /** True once {@link Service.close} started. */
+  readonly draining: boolean;
+  /**
+   * Graceful shutdown: readiness turns false, the service keeps serving for
+   * `shutdownDelaySeconds` (answers carry `Connection: close`), then the hook listener closes,
+   * idle keep-alive sockets are closed at once and busy ones after their answer; whatever is still
+   * open when `shutdownGraceSeconds` have passed is cut. Resolves when both servers are closed.
+   * Calling it again returns the same promise.
+   */
+  close(): Promise<void>;
+}
+
+/** Optional collaborators of {@link startService} (tests inject them). */
+export interface ServiceDeps {
+  logger?: Logger;
+  controllers?: ConfiguredController[];
+  clock?: () => Date;
+}
 
 /**
- * Starts listening and resolves once the port is bound.
- * @param env - the process environment (PORT, HOST, LOG_LEVEL, BODY_LIMIT_BYTES, kind options)
+ * Starts the hook and admin servers and resolves once both ports are bound.
+ * @param config - from {@link loadServiceConfig}
+ * @throws Error when a port cannot be bound or a token/TLS file cannot be read (nothing is left
+ *   listening)
  */
-export async function serve(env: Env): Promise<Server> {
-  const config = loadServiceConfig(env);
-  const logger = createLogger(config.logLevel);
-  const app = createApp({ controllers: configureControllers(env), logger, bodyLimitBytes: config.bodyLimitBytes });
-  const server = app.listen(config.port, config.host);
+export async function startService(config: ServiceConfig, deps: ServiceDeps = {}): Promise<Service> {
+  const logger = deps.logger ?? createLogger(config.logLevel);
+  const metrics = createMetrics(true);
+  const watched: string[] = [];
+  const watch = (path: string, onChange: () => void) => {
+    watched.push(path);
+    // stat polling follows symlinks, which is how Kubernetes swaps a mounted Secret's files.
+    watchFile(path, { interval: config.fileWatchIntervalMs, persistent: false }, (curr: Stats, prev: Stats) => {
+      if (curr.mtimeMs !== prev.mtimeMs || curr.ino !== prev.ino || curr.size !== prev.size) onChange();
+    });
+  };
+
+  let authenticate: ((header: string | undefined) => boolean) | undefined;
+  if (config.authTokenFile) {
+    const path = config.authTokenFile;
+    const token = new BearerToken(readTokenFile(path));
+    authenticate = (header) => token.matches(header);
+    watch(path, () => {
+      try {
+        token.replace(readTokenFile(path));
+        metrics.fileReloads.inc({ file: "auth_token", result: "success" });
+        logger.info({ file: path }, "reloaded the auth token");
+      } catch (err) {
+        // Keep the old token: a half-written file must not lock Metacontroller out.
+        metrics.fileReloads.inc({ file: "auth_token", result: "failure" });
+        logger.warn({ file: path, error: (err as Error).message }, "kept the previous auth token");
+      }
+    });
+  }
+
+  let draining = false;
+  const app = createApp({
+    controllers: deps.controllers ?? configureControllers(process.env),
+    logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    isReady: () => !draining,
+    isDraining: () => draining,
+    metrics,
+    ...(authenticate ? { authenticate } : {}),
+    maxConcurrentHooks: config.maxConcurrentHooks,
+    hookTimeBudgetMs: config.hookTimeBudgetMs,
+  });
+
+  let hookServer: http.Server;
+  if (config.tls) {
+    const { certFile, keyFile } = config.tls;
+    hookServer = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, app);
+    const server = hookServer as https.Server;
+    const reload = () => {
+      try {
+        const pair = { cert: readFileSync(certFile), key: readFileSync(keyFile) };
+        // Validate first: mid-rotation the cert and key may not match yet; keep serving the old pair.
+        createSecureContext(pair);
+        server.setSecureContext(pair);
+        metrics.fileReloads.inc({ file: "tls", result: "success" });
+        logger.info({ certFile, keyFile }, "reloaded the TLS certificate");
+      } catch (err) {
+        metrics.fileReloads.inc({ file: "tls", result: "failure" });
+        logger.warn({ certFile, keyFile, error: (err as Error).message }, "kept the previous TLS certificate");
+      }
+    };
+    watch(certFile, reload);
+    watch(keyFile, reload);
+  } else {
+    hookServer = http.createServer(app);
+  }
   // Metacontroller's Go client keeps idle connections for 90 s; closing ours earlier races its
   // reuse and shows up as sporadic EOF hook errors.
-  server.keepAliveTimeout = 95_000;
-  server.headersTimeout = 96_000;
-  await new Promise<void>((resolve, reject) => {
-    server.once("listening", resolve);
-    server.once("error", reject);
+  hookServer.keepAliveTimeout = 95_000;
+  hookServer.headersTimeout = 96_000;
+
+  const adminServer = http.createServer(createAdminApp({ metrics, isReady: () => !draining }));
+
+  const unwatchAll = () => {
+    for (const path of watched) unwatchFile(path);
+  };
+  try {
+    await listen(hookServer, config.port, config.host);
+    await listen(adminServer, config.adminPort, config.host);
+  } catch (err) {
+    unwatchAll();
+    hookServer.close();
+    adminServer.close();
+    throw err;
+  }
+
+  const scheme = config.tls ? "https" : "http";
+  const hookUrl = urlOf(scheme, hookServer);
+  const adminUrl = urlOf("http", adminServer);
+  logger.info({ hookUrl, adminUrl, tls: Boolean(config.tls), auth: Boolean(authenticate) }, "metahooks listening");
+
+  let closing: Promise<void> | undefined;
+  const service: Service = {
+    hookServer,
+    adminServer,
+    hookUrl,
+    adminUrl,
+    metrics,
+    get draining() {
+      return draining;
+    },
+    close() {
+      closing ??= shutdown();
+      return closing;
+    },
+  };
+
+  async function shutdown(): Promise<void> {
+    draining = true;
+    metrics.draining.set(1);
+    const deadline = Date.now() + config.shutdownGraceSeconds * 1000;
+    logger.info({ graceSeconds: config.shutdownGraceSeconds, delaySeconds: config.shutdownDelaySeconds }, "draining");
+    unwatchAll();
+    if (config.shutdownDelaySeconds > 0) await sleep(config.shutdownDelaySeconds * 1000);
+
+    const hookClosed = new Promise<void>((resolve) => hookServer.close(() => resolve()));
+    // close() stops accepting and drops the sockets idle right now, but on Node 20 a keep-alive
+    // socket busy at this moment stays open after its answer (until keepAliveTimeout, 95 s here)
+    // and may even be served another call. Our answers carry `Connection: close` while draining,
+    // so such sockets close after their answer; closeIdleConnections() is explicit about the rest.
+    hookServer.closeIdleConnections();
+    let timer: NodeJS.Timeout | undefined;
+    const cut = await Promise.race([
+      hookClosed.then(() => false),
+      new Promise<boolean>((resolve) => {
+        timer = setTimeout(() => resolve(true), Math.max(0, deadline - Date.now()));
+      }),
+    ]);
+    clearTimeout(timer);
+    if (cut) {
+      logger.warn("grace period over: closing the remaining connections");
+      hookServer.closeAllConnections();
+      await hookClosed;
+    }
+    await new Promise<void>((resolve) => {
+      adminServer.close(() => resolve());
+      adminServer.closeAllConnections();
+    });
+    logger.info("stopped");
+  }
+
+  return service;
+}
+
+/**
+ * Starts the service from the environment and wires SIGTERM/SIGINT to its graceful shutdown; the
+ * process exits 0 once it is closed. A second signal exits at once with 1.
+ * @param env - the process environment (see `metahooks --help`)
+ */
+export async function serve(env: Env): Promise<Service> {
+  const config = loadServiceConfig(env);
+  const logger = createLogger(config.logLevel);
+  const service = await startService(config, { logger, controllers: configureControllers(env) });
+  let signalled = false;
+  const onSignal = (signal: NodeJS.Signals) => {
+    if (signalled) {
+      logger.warn({ signal }, "second signal: exiting now");
+      process.exit(1);
+    }
+    signalled = true;
+    logger.info({ signal }, "shutting down");
+    // Backstop in case something keeps close() from resolving; unref'd so it never delays exit.
+    setTimeout(() => process.exit(1), (config.shutdownGraceSeconds + 5) * 1000).unref();
+    void service.close().then(() => {
+      logger.flush();
+      process.exit(0);
+    });
+  };
+  process.on("SIGTERM", onSignal);
+  process.on("SIGINT", onSignal);
+  return service;
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onError = (err: Error) => reject(err);
+    server.once("error", onError);
+    server.listen(port, host, () => {
+      server.off("error", onError);
+      resolve();
+    });
   });
-  const address = server.address();
-  logger.info({ address }, "metahooks listening");
-  return server;
+}
+
+function urlOf(scheme: string, server: http.Server): string {
+  const { address, port } = server.address() as AddressInfo;
+  const host = address === "0.0.0.0" || address === "::" ? "127.0.0.1" : address.includes(":") ? `[${address}]` : address;
+  return `${scheme}://${host}:${port}`;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }

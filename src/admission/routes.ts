@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import express, { type Request, type RequestHandler, type Response } from "express";
-import { malformedJson } from "../errors.ts";
+import { HookError, malformedJson } from "../errors.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
 import { mutateAdmission, validateAdmission, type AdmissionOutcome } from "./admission.ts";
 
@@ -22,9 +22,23 @@ export function admissionPaths(controllers: ConfiguredController[]): string[] {
  *
  * @param controllers - the configured kinds; those without `admission` get no routes
  * @param json - the app's JSON body parser (same limit and error mapping as the hooks)
+ * @param authenticate - on the hook port with `AUTH_TOKEN_FILE`: the same bearer-token check as
+ *   the hook routes (401 otherwise). The apiserver-facing HTTPS listener passes none: the
+ *   apiserver sends no token, TLS and the NetworkPolicy protect that port.
  */
-export function createAdmissionRouter(controllers: ConfiguredController[], json: RequestHandler): express.Router {
+export function createAdmissionRouter(
+  controllers: ConfiguredController[],
+  json: RequestHandler,
+  authenticate?: (authorizationHeader: string | undefined) => boolean,
+): express.Router {
   const router = express.Router();
+  const guard: RequestHandler = (req, res, next) => {
+    if (authenticate && !authenticate(req.headers.authorization)) {
+      res.setHeader("WWW-Authenticate", 'Bearer realm="metahooks"');
+      throw new HookError(401, "unauthorized", "missing or invalid bearer token");
+    }
+    next();
+  };
   for (const { def } of controllers) {
     if (!def.admission) continue;
     const routes: Array<[string, (body: unknown) => AdmissionOutcome]> = [
@@ -32,7 +46,7 @@ export function createAdmissionRouter(controllers: ConfiguredController[], json:
       ["mutate", (body) => mutateAdmission(def, body)],
     ];
     for (const [hook, handle] of routes) {
-      router.post(`/${hook}/${def.name}`, json, (req: Request, res: Response) => {
+      router.post(`/${hook}/${def.name}`, guard, json, (req: Request, res: Response) => {
         const log: Record<string, unknown> = { controller: def.name, hook };
         res.locals.hookLog = log;
         if (req.body === undefined || req.headers["content-length"] === "0") throw malformedJson("empty body");

@@ -63,3 +63,13 @@ test("hook routes keep working next to the admission routes", async () => {
   const res = await request(app()).post("/sync/widget").send({ parent: { ...parent, metadata: { name: "w", uid: "u" } } }).expect(200);
   assert.deepEqual(res.body.status, { observed: true });
 });
+
+test("with a bearer token configured, the hook port's admission routes need it too", async () => {
+  const guarded = createApp({ controllers: kinds, logger: silentLogger, authenticate: (h) => h === "Bearer s3cret" });
+  const body = widgetReview("CREATE", widget({ schedule: "x" }));
+  const denied = await request(guarded).post("/validate/widget").send(body).expect(401);
+  assert.equal(denied.body.error, "unauthorized");
+  await request(guarded).post("/mutate/widget").send(body).expect(401);
+  const ok = await request(guarded).post("/validate/widget").set("Authorization", "Bearer s3cret").send(body).expect(200);
+  assert.equal(ok.body.response.allowed, true);
+});

@@ -129,3 +129,10 @@ test("one structured log line per hook call, without the request body", async ()
   assert.ok(!all.includes(secret), "request body leaked into logs");
   assert.ok(!all.includes("Bearer abc"), "authorization header leaked into logs");
 });
+
+test("valid JSON that is not an object (null, a number) answers 422, not 400", async () => {
+  for (const body of ["null", "5", '"text"', "[]"]) {
+    const res = await request(app()).post("/sync/cronjob").set("Content-Type", "application/json").send(body).expect(422);
+    assert.equal(res.body.error, "invalid_request", body);
+  }
+});

@@ -1,0 +1,62 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { createInterface } from "node:readline";
+import { eventually, slowPost, send } from "./helpers/slow-request.ts";
+
+const parent = {
+  apiVersion: "batch.tutorial.kubebuilder.io/v1",
+  kind: "CronJob",
+  metadata: { name: "hello", namespace: "default", uid: "u-1", generation: 1, creationTimestamp: "2026-01-05T11:00:00Z" },
+  spec: {
+    schedule: "*/1 * * * *",
+    jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } },
+  },
+};
+
+test("SIGTERM to `metahooks serve`: the in-flight call is answered, then the process exits 0", async () => {
+  const child = spawn(process.execPath, ["bin/metahooks.js", "serve"], {
+    env: { ...process.env, PORT: "0", ADMIN_PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", SHUTDOWN_GRACE_SECONDS: "15" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once("exit", (code, signal) => resolve({ code, signal })),
+  );
+  const lines: string[] = [];
+  let stderr = "";
+  child.stderr.on("data", (c) => (stderr += String(c)));
+  try {
+    const { hookUrl, adminUrl } = await new Promise<{ hookUrl: string; adminUrl: string }>((resolve, reject) => {
+      const rl = createInterface({ input: child.stdout });
+      rl.on("line", (line) => {
+        lines.push(line);
+        const parsed = JSON.parse(line) as { msg?: string; hookUrl?: string; adminUrl?: string };
+        if (parsed.msg === "metahooks listening" && parsed.hookUrl && parsed.adminUrl) resolve({ hookUrl: parsed.hookUrl, adminUrl: parsed.adminUrl });
+      });
+      void exited.then(() => reject(new Error(`serve exited early: ${stderr}`)));
+    });
+
+    const inflight = slowPost(`${hookUrl}/sync/cronjob`, JSON.stringify({ parent, children: { "Job.batch/v1": {} } }));
+    await inflight.sent;
+    // Wait until the server has admitted the call (its headers are parsed) before signalling.
+    assert.ok(
+      await eventually(async () => /^metahooks_hook_in_flight_requests 1$/m.test((await send(`${adminUrl}/metrics`)).body), 10_000),
+      "the call never became in flight",
+    );
+    child.kill("SIGTERM");
+    // The process must not exit while the call is in flight.
+    const early = await Promise.race([exited.then(() => "exited"), new Promise((r) => setTimeout(() => r("running"), 300))]);
+    assert.equal(early, "running", "the process exited with a call in flight");
+    inflight.finish();
+    const answer = await inflight.answer;
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.connection, "close");
+    const { code, signal } = await exited;
+    assert.equal(signal, null);
+    assert.equal(code, 0);
+    assert.ok(lines.some((l) => l.includes('"msg":"stopped"')), "the shutdown was logged");
+    await assert.rejects(send(`${hookUrl}/healthz`), /ECONNREFUSED/);
+  } finally {
+    if (child.exitCode === null) child.kill("SIGKILL");
+  }
+});
