@@ -48,6 +48,10 @@ Environment (serve):
                                 keep-alive sockets close; exit after this many seconds at the latest
   SHUTDOWN_DELAY_SECONDS (0)    keep serving this long after the signal before closing the listener
                                 (instead of a preStop sleep; counted inside the grace period)
+  ADMISSION_TLS_CERT_FILE, ADMISSION_TLS_KEY_FILE
+                                PEM chain and key: also serve the admission webhooks
+                                (/validate/<kind>, /mutate/<kind>) over HTTPS; reloaded on change
+  ADMISSION_PORT (9443)         port of that admission listener
 
 Environment (cibuild build images; serve and the hook commands; pinned tag or digest required):
 ${(Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof typeof CIBUILD_IMAGE_ENV>).map((k) => `  ${CIBUILD_IMAGE_ENV[k].padEnd(15)} ${DEFAULT_CIBUILD_OPTIONS[k]}`).join("\n")}
