@@ -5,20 +5,10 @@ import request from "supertest";
 import { createApp } from "../src/http/app.ts";
 import { configureControllers } from "../src/controllers/registry.ts";
 import { silentLogger } from "./helpers/silent-logger.ts";
+import { MINIMAL_CRONJOB_SYNC } from "./helpers/requests.ts";
 
 const NOW = "2026-01-05T12:00:30Z";
-const body = {
-  parent: {
-    apiVersion: "batch.tutorial.kubebuilder.io/v1",
-    kind: "CronJob",
-    metadata: { name: "hello", namespace: "default", uid: "u-1", generation: 1, creationTimestamp: "2026-01-05T11:00:00Z" },
-    spec: {
-      schedule: "*/1 * * * *",
-      jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } },
-    },
-  },
-  children: { "Job.batch/v1": {} },
-};
+const body = MINIMAL_CRONJOB_SYNC;
 
 function cli(args: string[], input: string) {
   return spawnSync(process.execPath, ["bin/metahooks.js", ...args], { input, encoding: "utf8" });

@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { createApp } from "../../src/http/app.ts";
 import { configureControllers } from "../../src/controllers/registry.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
+import { MINIMAL_CRONJOB } from "../helpers/requests.ts";
 
 const NOW = new Date("2026-01-05T12:00:30Z");
 
@@ -13,15 +14,7 @@ function app(logger = silentLogger, bodyLimitBytes?: number) {
   return createApp({ controllers: configureControllers({}), logger, clock: () => NOW, ...(bodyLimitBytes ? { bodyLimitBytes } : {}) });
 }
 
-const parent = {
-  apiVersion: "batch.tutorial.kubebuilder.io/v1",
-  kind: "CronJob",
-  metadata: { name: "hello", namespace: "default", uid: "u-1", generation: 1, creationTimestamp: "2026-01-05T11:00:00Z" },
-  spec: {
-    schedule: "*/1 * * * *",
-    jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } },
-  },
-};
+const parent = MINIMAL_CRONJOB;
 
 test("health endpoints answer 200", async () => {
   await request(app()).get("/healthz").expect(200, { status: "ok" });

@@ -11,6 +11,7 @@ import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from "nod
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { MINIMAL_CRONJOB_SYNC } from "../helpers/requests.ts";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 const work = mkdtempSync(join(tmpdir(), "metahooks-image-"));
@@ -85,19 +86,7 @@ test("the production tree has every dependency and no devDependency", () => {
 
 test("`node dist/main.js serve` from that tree answers a sync request", async () => {
   assert.ok(hookPort > 0);
-  const body = {
-    controller: { metadata: { name: "cronjob-controller" } },
-    parent: {
-      apiVersion: "batch.tutorial.kubebuilder.io/v1",
-      kind: "CronJob",
-      metadata: { name: "hello", namespace: "default", uid: "u-1", generation: 1, creationTimestamp: "2026-01-05T11:00:00Z" },
-      spec: {
-        schedule: "*/1 * * * *",
-        jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } },
-      },
-    },
-    children: { "Job.batch/v1": {} },
-  };
+  const body = MINIMAL_CRONJOB_SYNC;
   const response = await fetch(`http://127.0.0.1:${hookPort}/sync/cronjob`, {
     method: "POST",
     headers: { "content-type": "application/json" },
