@@ -83,9 +83,12 @@ async function main(argv: string[]): Promise<number> {
   if (command === "serve") {
     const env = { ...process.env };
     if (values.port !== undefined) env.PORT = values.port;
-    await serve(env);
-    // The HTTPS admission webhooks, when ADMISSION_TLS_CERT_FILE/ADMISSION_TLS_KEY_FILE are set.
+    // The HTTPS admission webhooks (when ADMISSION_TLS_CERT_FILE/ADMISSION_TLS_KEY_FILE are set)
+    // start first: if they cannot (port taken, key not matching the certificate) the process
+    // exits before anything reports Ready. A pod that is Ready without its admission listener
+    // would make a failurePolicy=Fail webhook reject every CronJob and CIBuild write.
     await startAdmissionFromEnv(env);
+    await serve(env);
     return 0;
   }
   if (command === "sync" || command === "finalize" || command === "customize") {

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { controllers } from "../../src/controllers/registry.ts";
 import { CHART_DIR as GENERATED_CHART_DIR, renderChartFiles } from "../../src/crd/manifests.ts";
-import { CHART_DIR, helmSkipReason, lintChart, runHelm, stageChart } from "../helpers/helm.ts";
+import { CHART_DIR, helmSkipReason, lintChart, runHelm, stageChart, templateChart } from "../helpers/helm.ts";
 
 const skip = helmSkipReason;
 
@@ -88,4 +88,14 @@ test("the chart's generated files match the code (run `npm run generate` after a
   for (const [path, content] of rendered) {
     assert.equal(readFileSync(join(CHART_DIR, path), "utf8"), content, `${path} drifted`);
   }
+});
+
+test("an admission port that collides with the hook or admin port fails to render with a clear message", { skip }, () => {
+  // helm lint only logs a template's `fail` (INFO); template and install stop on it.
+  for (const port of ["8080", "9090"]) {
+    const result = templateChart({ set: { "admissionWebhooks.enabled": "true", "admissionWebhooks.port": port } });
+    assert.notEqual(result.status, 0, port);
+    assert.match(result.stdout + result.stderr, /admissionWebhooks.port must differ/, port);
+  }
+  assert.equal(templateChart({ set: { "admissionWebhooks.enabled": "true", "admissionWebhooks.port": "9443" } }).status, 0);
 });
