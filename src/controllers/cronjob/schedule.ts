@@ -201,7 +201,13 @@ function canonicalSchedule(text: string): { every: number } | { pattern: string 
     throw new ScheduleSyntaxError("cannot use TZ or CRON_TZ in schedule, use the timeZone field instead");
   }
   if (text.startsWith("@")) {
-    if (text.startsWith(EVERY)) return { every: parseGoDurationSeconds(text.slice(EVERY.length)) };
+    if (text.startsWith(EVERY)) {
+      const every = parseGoDurationSeconds(text.slice(EVERY.length));
+      // Job names carry the slot in whole minutes (as upstream), so two slots in one minute would
+      // share a name and every second one would silently not run.
+      if (every < 60) throw new ScheduleSyntaxError("@every needs a duration of at least 1m (Job names are per minute)");
+      return { every };
+    }
     const expanded = DESCRIPTORS[text];
     if (!expanded) throw new ScheduleSyntaxError(`unrecognized descriptor ${JSON.stringify(text)}`);
     return { pattern: canonicalPattern(expanded) };

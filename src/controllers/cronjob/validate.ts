@@ -65,6 +65,17 @@ export function readCronJobSpec(spec: unknown): ReadSpec {
     const reason = issue.path[0] === "jobTemplate" ? Reason.InvalidJobTemplate : Reason.InvalidSpec;
     problems.push({ reason, field: issue.path.length ? fieldOf(issue.path) : "spec", message: issue.message });
   }
+  // As upstream ValidateCronJobSpec: the Job controller generates the selector of every Job, so a
+  // template selector (or manualSelector) makes the API reject each Job, and the slot would be lost.
+  const jobSpec = (raw.jobTemplate as { spec?: Record<string, unknown> } | undefined)?.spec;
+  if (jobSpec && typeof jobSpec === "object") {
+    if (jobSpec.selector !== undefined) {
+      problems.push({ reason: Reason.InvalidJobTemplate, field: "spec.jobTemplate.spec.selector", message: "must not be set: the selector of each Job is generated" });
+    }
+    if (jobSpec.manualSelector === true) {
+      problems.push({ reason: Reason.InvalidJobTemplate, field: "spec.jobTemplate.spec.manualSelector", message: "true is not supported: the selector of each Job is generated" });
+    }
+  }
   if (problems.length || !parsed.success || !schedule) return { problems };
   return { problems, valid: { spec: parsed.data, schedule, zone } };
 }

@@ -273,6 +273,8 @@ test("a jobTemplate the API would always reject creates nothing and keeps lastSc
     ["no restartPolicy", { template: { spec: { containers: [{ name: "c", image: "busybox" }] } } }],
     ["no containers", { template: { spec: { containers: [], restartPolicy: "Never" } } }],
     ["empty JobSpec", {}],
+    ["a selector", { selector: { matchLabels: { app: "x" } }, template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "Never" } } }],
+    ["manualSelector", { manualSelector: true, template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "Never" } } }],
   ];
   for (const [what, spec] of bad) {
     const observed = [job("hello", "2026-01-05T11:59:00Z", "running")];

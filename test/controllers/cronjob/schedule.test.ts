@@ -71,6 +71,8 @@ test("robfig standard grammar: rejected schedules name the rule", () => {
     ["@every", /unrecognized descriptor/],
     ["@every 0s", /at least 1s/],
     ["@every 500ms", /at least 1s/],
+    ["@every 30s", /at least 1m/],
+    ["@every 59.9s", /at least 1m/],
     ["@every -1m", /positive/],
     ["@every 5", /not a Go duration/],
     ["@every 1d", /not a Go duration/],
