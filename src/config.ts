@@ -9,8 +9,12 @@
 export interface ServiceConfig {
   /** Hook port. Env `PORT`. @default 8080 */
   port: number;
-  /** Address to listen on (hook and admin ports). Env `HOST`. @default "0.0.0.0" */
-  host: string;
+  /**
+   * Address to listen on (hook and admin ports). Env `HOST`. Unset: Node's default, every IPv6
+   * and IPv4 address (`::` dual-stack, or `0.0.0.0` where the host has no IPv6), so probes work
+   * on IPv4, IPv6 and dual-stack clusters.
+   */
+  host?: string;
   /**
    * Admin port serving `/metrics`, `/healthz` and `/readyz` over plain HTTP (never TLS, never
    * authenticated: probes and Prometheus scrape it). Env `ADMIN_PORT`; `0` picks a free port.
@@ -91,7 +95,7 @@ export function loadServiceConfig(env: Env): ServiceConfig {
   }
   const config: ServiceConfig = {
     port: intFrom(env, "PORT", 8080, 0, 65535),
-    host: env.HOST || "0.0.0.0",
+    ...(env.HOST ? { host: env.HOST } : {}),
     adminPort: intFrom(env, "ADMIN_PORT", 9090, 0, 65535),
     bodyLimitBytes: intFrom(env, "BODY_LIMIT_BYTES", 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
     logLevel,

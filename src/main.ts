@@ -35,7 +35,7 @@ answer an error they print the same JSON error on stderr and exit 1.
 Environment (serve):
   PORT (8080)                   hook port: POST /sync|finalize|customize/<kind>, /healthz, /readyz
   ADMIN_PORT (9090)             plain-HTTP admin port: /metrics (Prometheus), /healthz, /readyz
-  HOST (0.0.0.0)                address both ports listen on
+  HOST (all, IPv6 and IPv4)     address the ports listen on
   LOG_LEVEL (info)              fatal, error, warn, info, debug, trace or silent (JSON lines on stdout)
   BODY_LIMIT_BYTES (8388608)    larger hook requests answer 413
   AUTH_TOKEN_FILE (unset)       file with a bearer token; every hook route then requires

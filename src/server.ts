@@ -226,11 +226,11 @@ export async function serve(env: Env): Promise<Service> {
   return service;
 }
 
-function listen(server: http.Server, port: number, host: string): Promise<void> {
+function listen(server: http.Server, port: number, host: string | undefined): Promise<void> {
   return new Promise((resolve, reject) => {
     const onError = (err: Error) => reject(err);
     server.once("error", onError);
-    server.listen(port, host, () => {
+    server.listen({ port, ...(host ? { host } : {}) }, () => {
       server.off("error", onError);
       resolve();
     });

@@ -219,3 +219,23 @@ test("every service variable is documented in `metahooks --help` and the README"
   assert.ok(names.length >= 9);
   for (const name of names) assert.ok(readme.includes(`\`${name}\``), `${name} missing from the README`);
 });
+
+test("without HOST the hook and admin ports answer on IPv6 and IPv4 loopback (IPv6-only clusters)", async (t) => {
+  const probe = http.createServer();
+  const hasIpv6 = await new Promise<boolean>((resolve) => {
+    probe.once("error", () => resolve(false));
+    probe.listen(0, "::1", () => probe.close(() => resolve(true)));
+  });
+  if (!hasIpv6) return t.skip("no IPv6 loopback on this machine");
+  assert.equal(loadServiceConfig({}).host, undefined, "no HOST: Node's dual-stack default");
+  const config = { ...loadServiceConfig({ PORT: "0", ADMIN_PORT: "0" }), fileWatchIntervalMs: 20 };
+  const service = await startService(config, { logger: silentLogger, controllers: configureControllers({}) });
+  t.after(() => service.close());
+  for (const base of [service.hookUrl, service.adminUrl]) {
+    const port = new URL(base).port;
+    for (const host of ["[::1]", "127.0.0.1"]) {
+      const res = await fetch(`http://${host}:${port}/healthz`);
+      assert.equal(res.status, 200, `${host}:${port}`);
+    }
+  }
+});

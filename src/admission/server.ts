@@ -26,8 +26,8 @@ import { createAdmissionRouter } from "./routes.ts";
 export interface AdmissionServerConfig {
   /** HTTPS port. Env `ADMISSION_PORT`. @default 9443 */
   port: number;
-  /** Address to listen on. Env `HOST`. @default "0.0.0.0" */
-  host: string;
+  /** Address to listen on. Env `HOST`. Unset: Node's default (`::` dual-stack, else `0.0.0.0`). */
+  host?: string;
   /** PEM certificate chain (e.g. cert-manager's `tls.crt`). Env `ADMISSION_TLS_CERT_FILE`. */
   certFile: string;
   /** PEM private key (`tls.key`). Env `ADMISSION_TLS_KEY_FILE`. */
@@ -57,7 +57,7 @@ export function loadAdmissionConfig(env: Env): AdmissionServerConfig | undefined
   const limit = env.BODY_LIMIT_BYTES ? Number(env.BODY_LIMIT_BYTES) : 8 * 1024 * 1024;
   return {
     port,
-    host: env.HOST || "0.0.0.0",
+    ...(env.HOST ? { host: env.HOST } : {}),
     certFile,
     keyFile,
     bodyLimitBytes: Number.isInteger(limit) && limit > 0 ? limit : 8 * 1024 * 1024,
@@ -156,7 +156,7 @@ export async function startAdmissionServer(
   try {
     await new Promise<void>((resolve, reject) => {
       server.once("error", reject);
-      server.listen(config.port, config.host, () => {
+      server.listen({ port: config.port, ...(config.host ? { host: config.host } : {}) }, () => {
         server.off("error", reject);
         resolve();
       });
