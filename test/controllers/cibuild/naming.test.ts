@@ -26,8 +26,13 @@ test("canonicalJson sorts keys at every depth and keeps array order", () => {
   assert.equal(canonicalJson({ b: [{ y: 1, x: 2 }, 3], a: "é" }), '{"a":"é","b":[{"x":2,"y":1},3]}');
 });
 
-test("boundedName follows §7.4", () => {
-  assert.equal(boundedName("Build_Go.v2"), "build-go-v2");
+test("boundedName follows §7.4, except that a replaced character always takes the hashed form", () => {
+  assert.match(boundedName("Build_Go.v2"), /^build-go-v2-[0-9a-f]{8}$/);
+  // my.app and my-app are both legal names: they must not share children (§7.4 deviation).
+  assert.equal(boundedName("my-app"), "my-app");
+  assert.notEqual(boundedName("my.app"), boundedName("my-app"));
+  assert.notEqual(childNames("my.app").deployment, childNames("my-app").deployment);
+  assert.notEqual(buildJobName("my.app", "8d3d4f6758"), buildJobName("my-app", "8d3d4f6758"));
   assert.equal(boundedName("-x-"), "x");
   const long = "a".repeat(70);
   const cut = boundedName(long);
