@@ -15,7 +15,7 @@ import { createSecureContext } from "node:tls";
 import { readFileSync, unwatchFile, watchFile, type Stats } from "node:fs";
 import type { AddressInfo } from "node:net";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { pinoHttp } from "pino-http";
+import { createRequestLogger } from "../http/logger.ts";
 import type { Logger } from "pino";
 import { HookError, malformedJson, toErrorBody } from "../errors.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
@@ -73,21 +73,7 @@ export function createAdmissionApp(options: { controllers: ConfiguredController[
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
-  app.use(
-    pinoHttp({
-      logger: options.logger,
-      autoLogging: { ignore: (req) => req.method === "GET" && req.url === "/healthz" },
-      customAttributeKeys: { responseTime: "durationMs" },
-      customProps: (_req, res) => ({ ...((res as Response).locals?.hookLog as Record<string, unknown> | undefined) }),
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
-      serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customSuccessMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-      customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-    }),
-  );
+  app.use(createRequestLogger(options.logger, ["/healthz"]));
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
   });

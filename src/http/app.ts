@@ -4,9 +4,8 @@
  *
  * @packageDocumentation
  */
-import { randomUUID } from "node:crypto";
 import express, { type NextFunction, type Request, type Response } from "express";
-import { pinoHttp } from "pino-http";
+import { createRequestLogger } from "./logger.ts";
 import type { Logger } from "pino";
 import { HookError, malformedJson, toErrorBody } from "../errors.ts";
 import { formatDecisions, runHook, type HookName, type RunResult } from "../metacontroller/run-hook.ts";
@@ -91,29 +90,7 @@ export function createApp(options: AppOptions): express.Express {
     next();
   });
 
-  app.use(
-    pinoHttp({
-      logger: options.logger,
-      genReqId: (req, res) => {
-        const incoming = req.headers["x-request-id"];
-        const id = typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-        res.setHeader("X-Request-Id", id);
-        return id;
-      },
-      autoLogging: { ignore: (req) => req.method === "GET" && (req.url === "/healthz" || req.url === "/readyz") },
-      customAttributeKeys: { responseTime: "durationMs" },
-      // Called when the request starts (binds the id) and again when it ends (adds the hook
-      // fields); returning the id only once keeps it from appearing twice in the line.
-      customProps: (req, res) => ((res as Response).locals?.hookLog as HookLogFields | undefined) ?? { requestId: req.id },
-      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
-      serializers: {
-        req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
-        res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-      },
-      customSuccessMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-      customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-    }),
-  );
+  app.use(createRequestLogger(options.logger, ["/healthz", "/readyz"]));
 
   app.get("/healthz", (_req, res) => {
     res.json({ status: "ok" });
