@@ -3,16 +3,9 @@ import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import { createInterface } from "node:readline";
 import { eventually, slowPost, send } from "./helpers/slow-request.ts";
+import { MINIMAL_CRONJOB } from "./helpers/requests.ts";
 
-const parent = {
-  apiVersion: "batch.tutorial.kubebuilder.io/v1",
-  kind: "CronJob",
-  metadata: { name: "hello", namespace: "default", uid: "u-1", generation: 1, creationTimestamp: "2026-01-05T11:00:00Z" },
-  spec: {
-    schedule: "*/1 * * * *",
-    jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } },
-  },
-};
+const parent = MINIMAL_CRONJOB;
 
 test("SIGTERM to `metahooks serve`: the in-flight call is answered, then the process exits 0", async () => {
   const child = spawn(process.execPath, ["bin/metahooks.js", "serve"], {

@@ -15,16 +15,9 @@ import { createMetrics } from "../src/http/metrics.ts";
 import { configureControllers } from "../src/controllers/registry.ts";
 import { silentLogger } from "./helpers/silent-logger.ts";
 import { eventually, send, slowPost } from "./helpers/slow-request.ts";
+import { MINIMAL_CRONJOB } from "./helpers/requests.ts";
 
-const parent = {
-  apiVersion: "batch.tutorial.kubebuilder.io/v1",
-  kind: "CronJob",
-  metadata: { name: "hello", namespace: "default", uid: "u-1", generation: 1, creationTimestamp: "2026-01-05T11:00:00Z" },
-  spec: {
-    schedule: "*/1 * * * *",
-    jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } },
-  },
-};
+const parent = MINIMAL_CRONJOB;
 const BODY = JSON.stringify({ parent, children: { "Job.batch/v1": {} } });
 
 async function start(env: Env = {}, logger = silentLogger): Promise<Service> {

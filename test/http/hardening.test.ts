@@ -13,19 +13,12 @@ import { configureControllers, type ConfiguredController } from "../../src/contr
 import type { Decision } from "../../src/controllers/types.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
 import { slowPost, send } from "../helpers/slow-request.ts";
+import { MINIMAL_CRONJOB } from "../helpers/requests.ts";
 
 const NOW = new Date("2026-01-05T12:00:30Z");
 const TOKEN = "tok-3f9c2a7d1e-very-secret";
 
-const parent = {
-  apiVersion: "batch.tutorial.kubebuilder.io/v1",
-  kind: "CronJob",
-  metadata: { name: "hello", namespace: "default", uid: "u-1", generation: 1, creationTimestamp: "2026-01-05T11:00:00Z" },
-  spec: {
-    schedule: "*/1 * * * *",
-    jobTemplate: { spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "OnFailure" } } } },
-  },
-};
+const parent = MINIMAL_CRONJOB;
 const syncBody = { parent, children: { "Job.batch/v1": {} } };
 
 function cronjob(): ConfiguredController {
