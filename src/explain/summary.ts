@@ -9,7 +9,7 @@ import type { KubeObject, ObjectMap, SyncResponse } from "../metacontroller/cont
 import { compareStrings } from "../metacontroller/contract.ts";
 import { parseTime } from "../kube/time.ts";
 import { parseSchedule } from "../controllers/cronjob/schedule.ts";
-import { checkTimeZone } from "../controllers/cronjob/time-zone.ts";
+import { checkTimeZone, formatInZone as rfc3339InZone } from "../controllers/cronjob/time-zone.ts";
 
 /** What the summary is made of. */
 export interface ExplainInput {
@@ -49,33 +49,21 @@ export function childChanges(children: ObjectMap, desired: KubeObject[]): ChildC
 
 /**
  * A time as `2026-01-05 07:00:00 America/New_York (UTC-05:00) = 2026-01-05T12:00:00Z`, so users
- * see the schedule in the CronJob's zone and the instant unambiguously.
+ * see the schedule in the CronJob's zone and the instant unambiguously. Built on the CronJob
+ * controller's own zone formatting (the one its Jobs' scheduled-timestamp annotation uses).
  * @param zone - an IANA zone; an unknown zone falls back to UTC only
  */
-export function formatInZone(date: Date, zone: string): string {
+export function describeInZone(date: Date, zone: string): string {
   const utc = date.toISOString().replace(/\.000Z$/, "Z");
   if (zone === "UTC" || zone === "Etc/UTC") return utc;
+  let local: string;
   try {
-    const parts = Object.fromEntries(
-      new Intl.DateTimeFormat("en-US", {
-        timeZone: zone,
-        year: "numeric",
-        month: "2-digit",
-        day: "2-digit",
-        hour: "2-digit",
-        minute: "2-digit",
-        second: "2-digit",
-        hourCycle: "h23",
-        timeZoneName: "longOffset",
-      })
-        .formatToParts(date)
-        .map((p) => [p.type, p.value]),
-    );
-    const offset = String(parts.timeZoneName ?? "").replace(/^GMT$/, "UTC+00:00").replace(/^GMT/, "UTC");
-    return `${parts.year}-${parts.month}-${parts.day} ${parts.hour}:${parts.minute}:${parts.second} ${zone} (${offset}) = ${utc}`;
+    local = rfc3339InZone(date, zone); // e.g. 2026-01-05T07:00:00-05:00, or …Z at offset zero
   } catch {
     return utc;
   }
+  const offset = local.endsWith("Z") ? "+00:00" : local.slice(19);
+  return `${local.slice(0, 10)} ${local.slice(11, 19)} ${zone} (UTC${offset}) = ${utc}`;
 }
 
 interface ConditionLike {
@@ -147,8 +135,8 @@ function cronJobLines(input: ExplainInput, changes: ChildChanges): string[] {
   const lastBefore = parseTime(parentStatus.lastScheduleTime);
   const lastAfter = parseTime(status.lastScheduleTime) ?? lastBefore;
   const createdJobs = changes.create.filter((k) => k.startsWith("Job/"));
-  const recovered = !lastBefore && lastAfter && !createdJobs.length ? `${formatInZone(lastAfter, zone)} (from the Jobs; status.lastScheduleTime is unset)` : undefined;
-  lines.push(`Last run:      ${lastBefore ? formatInZone(lastBefore, zone) : (recovered ?? "never")}`);
+  const recovered = !lastBefore && lastAfter && !createdJobs.length ? `${describeInZone(lastAfter, zone)} (from the Jobs; status.lastScheduleTime is unset)` : undefined;
+  lines.push(`Last run:      ${lastBefore ? describeInZone(lastBefore, zone) : (recovered ?? "never")}`);
   const zoneOk = checkTimeZone(zone) === undefined;
   const parsed = zoneOk ? parseSchedule(schedule, zone) : undefined;
   if (!parsed || !parsed.ok) {
@@ -161,12 +149,12 @@ function cronJobLines(input: ExplainInput, changes: ChildChanges): string[] {
     const from = anchor.getTime() > input.now.getTime() ? anchor : input.now;
     const next = spec.suspend === true || input.finalizing ? undefined : parsed.schedule.nextSlot(from, anchor);
     const none = spec.suspend === true ? "none while suspended" : input.finalizing ? "none (deleting)" : "none: the schedule never fires again";
-    lines.push(`Next run:      ${next ? formatInZone(next, zone) : none}`);
+    lines.push(`Next run:      ${next ? describeInZone(next, zone) : none}`);
     if (createdJobs.length && lastAfter) {
-      lines.push(`Due slot:      ${formatInZone(lastAfter, zone)}: starts now as ${createdJobs.join(", ")}`);
+      lines.push(`Due slot:      ${describeInZone(lastAfter, zone)}: starts now as ${createdJobs.join(", ")}`);
     } else {
       const due = parsed.schedule.latestSlot(input.now, anchor);
-      if (due) lines.push(`Due slot:      ${formatInZone(due, zone)}: skipped: ${skipExplanation(input, spec, due)}`);
+      if (due) lines.push(`Due slot:      ${describeInZone(due, zone)}: skipped: ${skipExplanation(input, spec, due)}`);
       else lines.push(`Due slot:      none since ${lastAfter ? "the last run" : "creation"}`);
     }
   }

@@ -2,7 +2,7 @@ import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { runExplain } from "../../src/explain/command.ts";
 import { formatLabelSelector } from "../../src/explain/gather.ts";
-import { childChanges, formatInZone } from "../../src/explain/summary.ts";
+import { childChanges, describeInZone } from "../../src/explain/summary.ts";
 import { startFakeApiServer, type FakeApiServer } from "../helpers/fake-apiserver.ts";
 import { widgetController } from "../helpers/fake-kind.ts";
 
@@ -158,11 +158,11 @@ test("label selectors are formatted in the API's syntax", () => {
 
 test("times are shown in the CronJob's zone with the UTC instant", () => {
   const t = new Date("2024-11-03T05:30:00Z");
-  assert.equal(formatInZone(t, "UTC"), "2024-11-03T05:30:00Z");
-  assert.equal(formatInZone(t, "America/New_York"), "2024-11-03 01:30:00 America/New_York (UTC-04:00) = 2024-11-03T05:30:00Z");
-  assert.equal(formatInZone(new Date("2024-11-03T06:30:00Z"), "America/New_York"), "2024-11-03 01:30:00 America/New_York (UTC-05:00) = 2024-11-03T06:30:00Z");
-  assert.equal(formatInZone(t, "Europe/London"), "2024-11-03 05:30:00 Europe/London (UTC+00:00) = 2024-11-03T05:30:00Z");
-  assert.equal(formatInZone(t, "Not/AZone"), "2024-11-03T05:30:00Z");
+  assert.equal(describeInZone(t, "UTC"), "2024-11-03T05:30:00Z");
+  assert.equal(describeInZone(t, "America/New_York"), "2024-11-03 01:30:00 America/New_York (UTC-04:00) = 2024-11-03T05:30:00Z");
+  assert.equal(describeInZone(new Date("2024-11-03T06:30:00Z"), "America/New_York"), "2024-11-03 01:30:00 America/New_York (UTC-05:00) = 2024-11-03T06:30:00Z");
+  assert.equal(describeInZone(t, "Europe/London"), "2024-11-03 05:30:00 Europe/London (UTC+00:00) = 2024-11-03T05:30:00Z");
+  assert.equal(describeInZone(t, "Not/AZone"), "2024-11-03T05:30:00Z");
 });
 
 test("child changes compare observed and desired by kind and name", () => {
