@@ -102,16 +102,27 @@ export class Emulator {
     const limit = typeof until === "number" ? until : until.getTime();
     let n = 0;
     for (;;) {
-      let worked = false;
-      for (const c of this.controllers) {
-        if (await c.processOne()) {
-          worked = true;
-          if (++n > maxSyncs) throw new NoFixedPointError(`more than ${maxSyncs} sync passes before ${new Date(limit).toISOString()}`);
-        }
+      const done = await this.processRound(n, maxSyncs, () => `more than ${maxSyncs} sync passes before ${new Date(limit).toISOString()}`);
+      if (done > n) {
+        n = done;
+        continue;
       }
-      if (worked) continue;
       if (!(await this.scheduler.advance(limit))) return n;
     }
+  }
+
+  /**
+   * One pass over every controller's queue (at most one sync each).
+   * @returns the pass count after this round (`n` when every queue was empty)
+   * @throws NoFixedPointError with `overBudget()` once the count exceeds `maxSyncs`
+   */
+  private async processRound(n: number, maxSyncs: number, overBudget: () => string): Promise<number> {
+    for (const c of this.controllers) {
+      if (await c.processOne()) {
+        if (++n > maxSyncs) throw new NoFixedPointError(overBudget());
+      }
+    }
+    return n;
   }
 
   /** Runs for `seconds` of simulated time. */
@@ -127,14 +138,11 @@ export class Emulator {
   async settle(maxSyncs = 20): Promise<number> {
     let n = 0;
     for (;;) {
-      let worked = false;
-      for (const c of this.controllers) {
-        if (await c.processOne()) {
-          worked = true;
-          if (++n > maxSyncs) throw new NoFixedPointError(`no fixed point after ${maxSyncs} sync passes`);
-        }
+      const done = await this.processRound(n, maxSyncs, () => `no fixed point after ${maxSyncs} sync passes`);
+      if (done > n) {
+        n = done;
+        continue;
       }
-      if (worked) continue;
       // Timers due right now (e.g. a controller reacting to a write) still belong to this instant.
       const next = this.scheduler.nextAt();
       if (next === undefined || next > this.now() || !(await this.scheduler.advance(this.now()))) return n;
