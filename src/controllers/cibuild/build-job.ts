@@ -12,7 +12,7 @@
 import type { KubeObject } from "../../metacontroller/contract.ts";
 import type { CIBuildOptions } from "./options.ts";
 import type { NormalizedSpec } from "./validate.ts";
-import { LABEL_BUILD_HASH, LABEL_CIBUILD, MANAGED_BY, buildJobName, childNames, immutableTag } from "./naming.ts";
+import { ANNOTATION_COMMIT, LABEL_BUILD_HASH, LABEL_CIBUILD, MANAGED_BY, buildJobName, childNames, immutableTag } from "./naming.ts";
 
 /** UID and GID of the git-sync image's user; also the Pod's fsGroup (git-sync docs/ssh.md). */
 export const GIT_SYNC_UID = 65533;
@@ -80,6 +80,8 @@ export interface BuildJobInput {
   buildHash: string;
   spec: NormalizedSpec;
   options: CIBuildOptions;
+  /** The exact commit to build (a CIBuild following its branch); else the revision's head. */
+  commit?: string;
 }
 
 /** Labels of a build Job and its Pods. */
@@ -107,12 +109,12 @@ const restricted = (uid: number) => ({
   capabilities: { drop: ["ALL"] },
 });
 
-function gitSyncContainer(spec: NormalizedSpec, options: CIBuildOptions): Record<string, unknown> {
+function gitSyncContainer(spec: NormalizedSpec, options: CIBuildOptions, commit?: string): Record<string, unknown> {
   const git = spec.git;
   // Only git-sync v4 flags, one argv element each (case B4: no GIT_SYNC_* env, no v3 flags).
   const args = [
     `--repo=${git.url}`,
-    `--ref=${git.revision || "HEAD"}`,
+    `--ref=${commit ?? (git.revision || "HEAD")}`,
     `--root=${GIT_ROOT}`,
     `--link=${GIT_LINK}`,
     "--one-time",
@@ -244,7 +246,7 @@ function buildkitContainer(spec: NormalizedSpec, buildHash: string, options: CIB
  * retention is the hook's job.
  */
 export function buildJob(input: BuildJobInput): KubeObject {
-  const { parentName, buildHash, spec, options } = input;
+  const { parentName, buildHash, spec, options, commit } = input;
   const labels = buildLabels(parentName, buildHash);
   const volumes: Array<Record<string, unknown>> = [{ name: "workspace", emptyDir: {} }];
   // defaultMode 0400 (256) + fsGroup 65533: SSH accepts the key and git-sync runs as its own
@@ -263,7 +265,7 @@ export function buildJob(input: BuildJobInput): KubeObject {
     automountServiceAccountToken: false,
     enableServiceLinks: false,
     securityContext: { fsGroup: GIT_SYNC_UID },
-    initContainers: [gitSyncContainer(spec, options), prepareContainer(spec, options)],
+    initContainers: [gitSyncContainer(spec, options, commit), prepareContainer(spec, options)],
     containers: [build],
     volumes,
   };
@@ -273,7 +275,7 @@ export function buildJob(input: BuildJobInput): KubeObject {
   return {
     apiVersion: "batch/v1",
     kind: "Job",
-    metadata: { name: buildJobName(parentName, buildHash), labels },
+    metadata: { name: buildJobName(parentName, buildHash), labels, ...(commit ? { annotations: { [ANNOTATION_COMMIT]: commit } } : {}) },
     spec: {
       backoffLimit: spec.build.retries,
       activeDeadlineSeconds: spec.build.timeoutSeconds,

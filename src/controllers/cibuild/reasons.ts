@@ -10,6 +10,8 @@ export const ConditionType = {
   BuildSucceeded: "BuildSucceeded",
   Deployed: "Deployed",
   Ready: "Ready",
+  /** Only with `spec.triggers`: whether the latest seen commit is built, and why not. */
+  UpToDate: "UpToDate",
 } as const;
 
 /**
@@ -31,6 +33,7 @@ export const SpecReason = {
   InvalidBuildArg: "InvalidBuildArg",
   InvalidTimeout: "InvalidTimeout",
   UnsupportedStrategy: "UnsupportedStrategy",
+  InvalidTrigger: "InvalidTrigger",
   InvalidField: "InvalidField",
 } as const;
 
@@ -49,7 +52,8 @@ export const SPEC_REASON_ORDER: Record<string, number> = {
   InvalidBuildArg: 9,
   InvalidTimeout: 10,
   UnsupportedStrategy: 11,
-  InvalidField: 12,
+  InvalidTrigger: 12,
+  InvalidField: 13,
 };
 
 /** `SpecValid=True` reason. */
@@ -86,3 +90,20 @@ export const DeployReason = {
 export const REASON_TERMINATING = "Terminating";
 /** `Ready=False` reason while `spec.suspend` holds a build back. */
 export const REASON_SUSPENDED = "Suspended";
+
+/**
+ * `UpToDate` reasons (only with `spec.triggers`): True `LatestCommitBuilt`; False while a newer
+ * commit waits (`NewCommit`, `BuildRunning`, `WaitingForRunningBuild`, `Suspended`) or failed to
+ * build (`BuildFailed`); Unknown before any commit is known (`WaitingForCommit`) or when the
+ * latest poll failed (`PollFailed`).
+ */
+export const TriggerReason = {
+  LatestCommitBuilt: "LatestCommitBuilt",
+  NewCommit: "NewCommit",
+  BuildRunning: "BuildRunning",
+  WaitingForRunningBuild: "WaitingForRunningBuild",
+  Suspended: "Suspended",
+  BuildFailed: "BuildFailed",
+  WaitingForCommit: "WaitingForCommit",
+  PollFailed: "PollFailed",
+} as const;

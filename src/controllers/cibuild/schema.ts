@@ -63,6 +63,29 @@ const Toleration = z.object({
   tolerationSeconds: z.int().optional(),
 });
 
+const Triggers = z
+  .object({
+    push: z
+      .object({
+        secretRef: z
+          .object({ name: z.string().describe("Secret in the CIBuild's namespace; key token holds the webhook secret (GitHub/Gitea HMAC key, GitLab token).") })
+          .describe("The webhook secret the push receiver verifies deliveries with."),
+      })
+      .describe("Build the pushed commit when the push receiver gets a verified push to the tracked branch or tag.")
+      .optional(),
+    poll: z
+      .object({
+        interval: z.string().describe("How often the tracked ref is checked (git ls-remote in a small Job), a duration from 1m to 24h such as 5m or 1h.").optional(),
+      })
+      .describe("Check the tracked ref at an interval and build a new commit.")
+      .optional(),
+    cancelInProgress: z
+      .boolean()
+      .describe("A newer commit cancels a running build of an older one (default true); false lets it finish, then builds the newest commit seen.")
+      .optional(),
+  })
+  .describe("Follow source.git.revision: build and roll out each new commit. Changing triggers never rebuilds by itself.");
+
 /** `spec` of a CIBuild. Legacy seed fields keep their exact JSON names. */
 export const CIBuildSpecSchema = z
   .object({
@@ -136,6 +159,7 @@ export const CIBuildSpecSchema = z
       .optional(),
     suspend: z.boolean().describe("Cancel a running build and start no new one. Default false.").optional(),
     rebuildToken: z.string().describe("Change it to build the same spec again (e.g. new commits on a branch).").optional(),
+    triggers: Triggers.optional(),
   })
   .describe("What to build and how to run it. Defaults are applied by the hook, not stored.");
 
@@ -217,6 +241,20 @@ export const PHASES = [
 /** Overall phase of a CIBuild. */
 export type Phase = (typeof PHASES)[number];
 
+/** How a commit was seen. */
+export const COMMIT_SOURCES = ["push", "poll"] as const;
+
+/** `status.latestCommit`: the newest commit seen on the tracked ref (only with `spec.triggers`). */
+export const LatestCommitSchema = z.object({
+  sha: CommitSHA,
+  ref: z.string().max(255).describe("Tracked revision (HEAD: the remote's default branch)."),
+  repository: z.string().max(2048).describe("Repository identity (host/path) the commit belongs to."),
+  seenAt: z.string().describe("When the push was received or the poll ran (RFC 3339)."),
+  via: z.enum(COMMIT_SOURCES),
+});
+/** The latest commit seen. */
+export type LatestCommit = z.infer<typeof LatestCommitSchema>;
+
 /** `status` of a CIBuild (written whole by every hook answer). */
 export const CIBuildStatusSchema = z.object({
   observedGeneration: z.int().optional(),
@@ -227,6 +265,7 @@ export const CIBuildStatusSchema = z.object({
   currentBuild: BuildRecordSchema.optional(),
   lastSuccessfulBuild: SuccessfulBuildSchema.optional(),
   deployment: DeploymentStatusSchema.optional(),
+  latestCommit: LatestCommitSchema.optional().describe("Newest commit seen on the tracked ref by a push or a poll (spec.triggers only)."),
 });
 /** The status the hook writes. */
 export type CIBuildStatus = z.infer<typeof CIBuildStatusSchema>;
@@ -246,6 +285,7 @@ export function ciBuildCrd(): Record<string, unknown> {
     printerColumns: [
       { name: "Phase", type: "string", jsonPath: ".status.phase" },
       { name: "Image", type: "string", jsonPath: ".status.lastSuccessfulBuild.imageRef" },
+      { name: "Commit", type: "string", jsonPath: ".status.lastSuccessfulBuild.commitSHA" },
       { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
     ],
   });

@@ -12,6 +12,7 @@ import {
   DeploymentStatusSchema,
   SuccessfulBuildSchema,
   CIBuildStatusSchema,
+  LatestCommitSchema,
   type BuildRecord,
   type CIBuildStatus,
   type DeploymentStatus,
@@ -21,7 +22,7 @@ import { BuildReason, ConditionType, DeployReason } from "./reasons.ts";
 import { observedAppImage } from "./deployment.ts";
 
 /** Condition types in the order they are written. */
-const CONDITION_ORDER: string[] = [ConditionType.SpecValid, ConditionType.BuildSucceeded, ConditionType.Deployed, ConditionType.Ready];
+const CONDITION_ORDER: string[] = [ConditionType.SpecValid, ConditionType.BuildSucceeded, ConditionType.Deployed, ConditionType.Ready, ConditionType.UpToDate];
 
 /**
  * The previous status, field by field: a malformed field is dropped, never trusted and never
@@ -166,6 +167,7 @@ export function orderStatus(status: CIBuildStatus): Record<string, unknown> {
   status = { ...status };
   if (status.currentBuild) status.currentBuild = orderKeys(status.currentBuild, Object.keys(BuildRecordSchema.shape));
   if (status.lastSuccessfulBuild) status.lastSuccessfulBuild = orderKeys(status.lastSuccessfulBuild, Object.keys(SuccessfulBuildSchema.shape));
+  if (status.latestCommit) status.latestCommit = orderKeys(status.latestCommit, Object.keys(LatestCommitSchema.shape));
   const order: Array<keyof CIBuildStatus> = [
     "observedGeneration",
     "phase",
@@ -175,6 +177,7 @@ export function orderStatus(status: CIBuildStatus): Record<string, unknown> {
     "currentBuild",
     "lastSuccessfulBuild",
     "deployment",
+    "latestCommit",
   ];
   const out: Record<string, unknown> = {};
   for (const key of order) if (status[key] !== undefined) out[key] = status[key];

@@ -32,6 +32,14 @@ import {
   type RolloutState,
 } from "./status.ts";
 import { BuildReason, ConditionType, DeployReason, REASON_VALID } from "./reasons.ts";
+import { isBeingDeleted } from "../../kube/jobs.ts";
+import type { LatestCommit } from "./schema.ts";
+import { isProbeJob, planProbes, probeKey, readProbe, type ObservedProbe } from "./probe-job.ts";
+import { chooseBuild, latestCommit, readPushAnnotation, upToDateCondition, type BuildChoice } from "./triggers.ts";
+import { trackedRevision } from "./git-url.ts";
+
+/** Seconds added to `resyncAfterSeconds` so the wake-up lands just inside the next poll slot. */
+const RESYNC_PAD_SECONDS = 0.1;
 
 /** Children map keys of the CIBuild CompositeController. */
 export const JOB_GROUP = "Job.batch/v1";
@@ -243,33 +251,79 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
   const previous = readPreviousStatus(parent.status);
   const observed = observedChildren(request);
   const pods = listChildren(request.related, POD_GROUP);
-  const hash = computeBuildHash(parent.spec);
-  const jobName = buildJobName(parentName, hash);
   const names = childNames(parentName);
   const decisions: Decision[] = [];
+  const children: KubeObject[] = [];
+
+  // Poll probe Jobs live beside the build Jobs but are never builds.
+  const probeJobs = observed.jobs.filter(isProbeJob);
+  const jobs = observed.jobs.filter((j) => !isProbeJob(j)).map(classifyJob);
+
+  // Triggers: the latest seen commit chooses the build (its commit enters the build hash).
+  let choice: BuildChoice = { hash: computeBuildHash(parent.spec) };
+  let latest: LatestCommit | undefined;
+  let probe: ObservedProbe | undefined;
+  let resyncAfterSeconds: number | undefined;
+  if (spec.triggers || probeJobs.length > 0) {
+    const plan = planProbes({
+      probes: probeJobs.map((j) => readProbe(j, pods)),
+      key: probeKey(spec),
+      active: spec.triggers?.pollIntervalSeconds !== undefined && !spec.suspend,
+      now,
+      seed: parent.metadata.uid ?? parentName,
+      parentName,
+      spec,
+      options,
+    });
+    children.push(...(spec.triggers ? plan.children : []));
+    if (plan.created) decisions.push({ action: "create", object: plan.created, reason: "Poll" });
+    for (const name of spec.triggers ? plan.dropped : probeJobs.filter((j) => !isBeingDeleted(j)).map((j) => j.metadata.name)) {
+      decisions.push({ action: "delete", object: name, reason: spec.triggers ? "ProbeSuperseded" : "PollDisabled" });
+    }
+    if (plan.nextInSeconds !== undefined) resyncAfterSeconds = Math.round((plan.nextInSeconds + RESYNC_PAD_SECONDS) * 1000) / 1000;
+    if (spec.triggers) {
+      probe = plan.latest;
+      latest = latestCommit({ spec, carried: previous.latestCommit, push: readPushAnnotation(parent), probe });
+      choice = chooseBuild({
+        rawSpec: parent.spec,
+        spec,
+        latest,
+        current: previous.currentBuild,
+        lastSuccessful: previous.lastSuccessfulBuild,
+        observedHashes: new Set(jobs.flatMap((j) => (j.buildHash ? [j.buildHash] : []))),
+        unfinishedHashes: new Set(jobs.flatMap((j) => (j.buildHash && !j.beingDeleted && (j.state === "Pending" || j.state === "Running") ? [j.buildHash] : []))),
+      });
+    }
+  }
+  const hash = choice.hash;
+  const jobName = buildJobName(parentName, hash);
 
   // Steps 4-5: classify Jobs and fold the current one into the build record.
-  const jobs = observed.jobs.map(classifyJob);
   const currentJob = jobs.find((j) => j.name === jobName);
   const observedDeployment = observed.deployments.find((d) => d.metadata.name === names.deployment);
   const carried =
     previous.currentBuild?.buildHash === hash && previous.currentBuild.name === jobName
       ? previous.currentBuild
-      : recoverRecordFromDeployment(observedDeployment, jobName, hash, spec);
-  const record = foldCurrentBuild(carried ?? newRecord(jobName, hash, generation, spec), currentJob, pods, spec);
+      : (recoverRecordFromDeployment(observedDeployment, jobName, hash, spec) ??
+        (choice.fromLastSuccessful ? recordFromLastSuccessful(previous.lastSuccessfulBuild!, spec) : undefined));
+  const fresh = newRecord(jobName, hash, generation, spec);
+  if (choice.commit) fresh.commitSHA = choice.commit;
+  let record = foldCurrentBuild(carried ?? fresh, currentJob, pods, spec);
+  if (choice.hold && !currentJob && record.phase === "Pending") {
+    record = { ...record, message: `waiting for the first poll of ${trackedRevision(spec.git.revision)} before building` };
+  }
   if (record.phase === "Succeeded" && !record.digest) {
     const digest = digestFromDeployment(observedDeployment, hash, spec);
     if (digest) record.digest = digest;
   }
 
-  const children: KubeObject[] = [];
   const wantJob =
     record.phase === "Pending" || record.phase === "Running"
-      ? true
+      ? !(choice.hold && !currentJob)
       : TERMINAL.has(record.phase) && currentJob !== undefined && !currentJob.beingDeleted;
   if (wantJob) {
-    children.push(buildJob({ parentName, buildHash: hash, spec, options }));
-    if (!currentJob) decisions.push({ action: "create", object: jobName, reason: "NewBuild" });
+    children.push(buildJob({ parentName, buildHash: hash, spec, options, ...(choice.commit ? { commit: choice.commit } : {}) }));
+    if (!currentJob) decisions.push({ action: "create", object: jobName, reason: choice.commit ? "NewCommit" : "NewBuild" });
   } else if (currentJob && !currentJob.beingDeleted && record.phase === "Cancelled") {
     decisions.push({ action: "delete", object: jobName, reason: "Suspended" });
   } else if (!currentJob && TERMINAL.has(record.phase)) {
@@ -339,6 +393,7 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
       build,
       deployedCondition,
       { type: ConditionType.Ready, ...ready },
+      ...(spec.triggers ? [upToDateCondition({ spec, latest, choice, record, created: wantJob && !currentJob, probe })] : []),
     ],
     generation,
     now,
@@ -358,5 +413,25 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
   if (generation !== undefined) status.observedGeneration = generation;
   if (lastSuccessful) status.lastSuccessfulBuild = lastSuccessful;
   if (observedDeployment) status.deployment = deploymentStatusOf(observedDeployment);
-  return { response: { status: orderStatus(status), children: sortChildren(children) }, decisions };
+  if (latest) status.latestCommit = latest;
+  const response: HookResult["response"] = { status: orderStatus(status), children: sortChildren(children) };
+  if (resyncAfterSeconds !== undefined && resyncAfterSeconds > 0) response.resyncAfterSeconds = resyncAfterSeconds;
+  return { response, decisions };
+}
+
+/** A succeeded build record rebuilt from `lastSuccessfulBuild` (the latest commit is the deployed one). */
+function recordFromLastSuccessful(last: SuccessfulBuild, spec: NormalizedSpec): BuildRecord {
+  const record: BuildRecord = {
+    name: last.name,
+    buildHash: last.buildHash,
+    revision: spec.git.revision || "HEAD",
+    image: spec.output.image,
+    phase: "Succeeded",
+    reason: BuildReason.Succeeded,
+    message: `the latest commit is the one last built successfully (${last.imageRef})`,
+  };
+  if (last.commitSHA) record.commitSHA = last.commitSHA;
+  if (last.digest) record.digest = last.digest;
+  if (last.completionTime) record.completionTime = last.completionTime;
+  return record;
 }

@@ -75,7 +75,23 @@ export interface NormalizedSpec {
   retention: { succeededLimit: number; failedLimit: number };
   suspend: boolean;
   rebuildToken: string;
+  /** `spec.triggers`, when set. */
+  triggers?: {
+    /** Name of the Secret (key `token`) deliveries are verified with. */
+    pushSecret?: string;
+    /** `poll.interval` in **seconds** (60 to 86400), when polling. */
+    pollIntervalSeconds?: number;
+    /** @default true */
+    cancelInProgress: boolean;
+  };
 }
+
+/** Shortest accepted `triggers.poll.interval`: 1 minute, in seconds (each poll is a Pod). */
+export const MIN_POLL_INTERVAL_SECONDS = 60;
+/** Longest accepted `triggers.poll.interval`: 24 hours, in seconds. */
+export const MAX_POLL_INTERVAL_SECONDS = 86400;
+/** Default `triggers.poll.interval`: 5 minutes, in seconds. */
+export const DEFAULT_POLL_INTERVAL_SECONDS = 300;
 
 /** Result of {@link checkSpec}. */
 export type SpecCheck = { valid: true; spec: NormalizedSpec } | { valid: false; problems: SpecProblem[] };
@@ -224,6 +240,7 @@ const ZOD_FIELD_REASONS: Array<[prefix: string, reason: string]> = [
   ["build.buildArgs", SpecReason.InvalidBuildArg],
   ["build.timeout", SpecReason.InvalidTimeout],
   ["build.strategy", SpecReason.UnsupportedStrategy],
+  ["triggers", SpecReason.InvalidTrigger],
 ];
 
 function problemFromZodIssue(issue: z.core.$ZodIssue): SpecProblem {
@@ -333,6 +350,22 @@ function semanticProblems(raw: unknown): SpecProblem[] {
     if (seconds === undefined || seconds < 1 || seconds > MAX_TIMEOUT_SECONDS) {
       add(SpecReason.InvalidTimeout, "build.timeout", `the build timeout must be a duration such as 30m or 1h30m, from 1s to ${MAX_TIMEOUT_SECONDS / 3600}h`);
     }
+  }
+
+  const interval = at(raw, ["triggers", "poll", "interval"]);
+  if (typeof interval === "string") {
+    const seconds = parseDurationSeconds(interval);
+    if (seconds === undefined || seconds < MIN_POLL_INTERVAL_SECONDS || seconds > MAX_POLL_INTERVAL_SECONDS) {
+      add(SpecReason.InvalidTrigger, "triggers.poll.interval", "the poll interval must be a duration such as 5m or 1h, from 1m to 24h");
+    }
+  }
+  const pushSecret = at(raw, ["triggers", "push", "secretRef", "name"]);
+  if (typeof pushSecret === "string" && !isDns1123Subdomain(pushSecret)) {
+    add(SpecReason.InvalidTrigger, "triggers.push.secretRef.name", "spec.triggers.push.secretRef.name is not a valid Secret name (DNS-1123 subdomain)");
+  }
+  const followed = at(raw, ["triggers", "push"]) !== undefined || at(raw, ["triggers", "poll"]) !== undefined;
+  if (followed && revision !== undefined && /^[0-9a-f]{40}([0-9a-f]{24})?$/.test(revision)) {
+    add(SpecReason.InvalidTrigger, "triggers", "triggers follow a branch or tag, but spec.source.git.revision is a commit SHA, which never moves");
   }
 
   // Values the apiserver would reject inside a child: caught here so a bad spec is a condition,
@@ -483,6 +516,15 @@ export function normalizeSpec(spec: CIBuildSpec): NormalizedSpec {
   if (deploy.env !== undefined) normalized.deploy.env = deploy.env;
   if (deploy.resources !== undefined) normalized.deploy.resources = deploy.resources;
   if (deploy.imagePullSecrets !== undefined) normalized.deploy.imagePullSecrets = deploy.imagePullSecrets;
+  const triggers = spec.triggers;
+  if (triggers && (triggers.push || triggers.poll)) {
+    normalized.triggers = { cancelInProgress: triggers.cancelInProgress ?? true };
+    if (triggers.push) normalized.triggers.pushSecret = triggers.push.secretRef.name;
+    if (triggers.poll) {
+      normalized.triggers.pollIntervalSeconds =
+        triggers.poll.interval !== undefined ? (parseDurationSeconds(triggers.poll.interval) ?? DEFAULT_POLL_INTERVAL_SECONDS) : DEFAULT_POLL_INTERVAL_SECONDS;
+    }
+  }
   return normalized;
 }
 
