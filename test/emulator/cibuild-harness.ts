@@ -45,6 +45,10 @@ export interface CIBuildRunOptions {
   /** Run every hook as `version: v2` (`namespace/name` keys, strict response decoding). */
   hookVersion?: "v1" | "v2";
   deploymentReadySeconds?: number;
+  /** The commit a clone resolves to (default: a hash of `--repo=` and `--ref=`). */
+  commitFor?: (job: Obj) => string;
+  /** Success termination messages of other containers (poll probes). */
+  messageFor?: (job: Obj, container: string) => string | undefined;
 }
 
 /** A running CIBuild scenario. */
@@ -53,6 +57,8 @@ export class CIBuildRun {
   readonly passes: SyncRecord[] = [];
   /** Build Jobs created, in order: `{name, hash, parentUid, at}`. */
   readonly builds: Array<{ name: string; hash: string; parentUid: string; at: number }> = [];
+  /** Poll probe Jobs created (no build-hash label on the Job), in order. */
+  readonly probes: Array<{ name: string; at: number }> = [];
   /** Images the Deployments were set to, in order. */
   readonly deployedImages: string[] = [];
   /** `parentUid/buildHash` of builds that finished (succeeded or failed). */
@@ -73,6 +79,10 @@ export class CIBuildRun {
       const owner = controllerRef(o);
       if (owner?.kind !== "CIBuild") return;
       const when = new Date(emu.now()).toISOString();
+      if (o.kind === "Job" && o.metadata.labels?.[BUILD_HASH_LABEL] === undefined) {
+        if (e.type === "ADDED") this.probes.push({ name: o.metadata.name, at: emu.now() });
+        return;
+      }
       const hashKey = `${owner.uid}/${o.metadata.labels?.[BUILD_HASH_LABEL] ?? ""}`;
       if (o.kind === "Job" && e.type === "ADDED") {
         // A build that was cancelled before it finished may run again; a finished one never.
@@ -133,7 +143,12 @@ export async function startCIBuildRun(options: CIBuildRunOptions = {}): Promise<
   if (!def) throw new Error("no cibuild controller registered");
   const emu = new Emulator({
     start: options.start ?? new Date("2026-06-01T09:00:00Z"),
-    world: { ...(options.jobPlan ? { jobPlan: options.jobPlan } : {}), deploymentReadySeconds: options.deploymentReadySeconds ?? 15 },
+    world: {
+      ...(options.jobPlan ? { jobPlan: options.jobPlan } : {}),
+      ...(options.commitFor ? { commitFor: options.commitFor } : {}),
+      ...(options.messageFor ? { messageFor: options.messageFor } : {}),
+      deploymentReadySeconds: options.deploymentReadySeconds ?? 15,
+    },
   });
   const server = HookServer.forControllers(() => emu.scheduler.date());
   await server.start();

@@ -51,6 +51,8 @@ export interface WorldOptions {
   deploymentReadySeconds?: number;
   /** The commit a clone resolves to. @default a hash of the `--repo=` and `--ref=` arguments */
   commitFor?: (job: Obj) => string;
+  /** Success termination message of other containers (e.g. a poll probe's `ls-remote`). */
+  messageFor?: (job: Obj, container: string) => string | undefined;
   onEvent?: (e: WorldEvent) => void;
 }
 
@@ -153,7 +155,7 @@ export class World {
   #messageOf(job: Obj, container: string): string | undefined {
     if (container === "prepare") return this.commitOf(job);
     if (container === "build") return digestOf(job);
-    return undefined;
+    return this.#opts.messageFor?.(job, container);
   }
 
   /** The commit SHA the clone of this Job resolves to. */

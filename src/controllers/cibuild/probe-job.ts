@@ -14,7 +14,7 @@ import { canonicalJson, sha256Hex } from "../../kube/names.ts";
 import type { CIBuildOptions } from "./options.ts";
 import type { NormalizedSpec } from "./validate.ts";
 import { GIT_SYNC_UID } from "./build-job.ts";
-import { LABEL_CIBUILD, LABEL_PROBE, LABEL_PROBE_SLOT, MANAGED_BY, childNames, probeJobName } from "./naming.ts";
+import { LABEL_BUILD_HASH, LABEL_CIBUILD, LABEL_PROBE, LABEL_PROBE_SLOT, MANAGED_BY, childNames, probeJobName } from "./naming.ts";
 import { COMMIT_SHA_PATTERN, classifyJob, podsOfJob, summarizeTerminationMessage, type ObservedBuildJob } from "./build-state.ts";
 import { parseTime } from "../../kube/time.ts";
 import { reemitObserved } from "../../kube/objects.ts";
@@ -31,16 +31,16 @@ const TERMINATION_LOG = "/dev/termination-log";
 /**
  * The probe script. Fixed text: the URL and ref arrive as env `GIT_URL` and `GIT_REF`. For a
  * branch name it asks for `refs/heads/<ref>` and `refs/tags/<ref>` and takes the branch first,
- * then the peeled tag (`^{}`: the commit an annotated tag points at), then the tag; `HEAD` is the
- * default branch. HTTPS credentials come from a credential helper reading the mounted password
+ * then the peeled tag (`^{}`: the commit an annotated tag points at; git lists it only when asked
+ * for by name), then the tag; `HEAD` is the default branch. HTTPS credentials come from a credential helper reading the mounted password
  * file, so they never appear on a command line or in the URL.
  */
 export const PROBE_SCRIPT = [
   "set -u",
   'case "$GIT_REF" in',
   '  HEAD) set -- HEAD; want="HEAD" ;;',
-  '  refs/*) set -- "$GIT_REF"; want="$GIT_REF^{} $GIT_REF" ;;',
-  '  *) set -- "refs/heads/$GIT_REF" "refs/tags/$GIT_REF"; want="refs/heads/$GIT_REF refs/tags/$GIT_REF^{} refs/tags/$GIT_REF" ;;',
+  '  refs/*) set -- "$GIT_REF" "$GIT_REF^{}"; want="$GIT_REF^{} $GIT_REF" ;;',
+  '  *) set -- "refs/heads/$GIT_REF" "refs/tags/$GIT_REF" "refs/tags/$GIT_REF^{}"; want="refs/heads/$GIT_REF refs/tags/$GIT_REF^{} refs/tags/$GIT_REF" ;;',
   "esac",
   `helper='!f() { test "$1" = get || exit 0; echo "username=$GITSYNC_USERNAME"; printf "password=%s\\n" "$(cat ${GIT_SECRET_DIR}/password)"; }; f'`,
   'if [ -n "${GITSYNC_USERNAME:-}" ]; then set -- -c "credential.helper=$helper" ls-remote "$GIT_URL" "$@"; else set -- ls-remote "$GIT_URL" "$@"; fi',
@@ -147,7 +147,9 @@ export function probeJob(input: ProbeJobInput): KubeObject {
     spec: {
       backoffLimit: 0,
       activeDeadlineSeconds: Math.min(PROBE_DEADLINE_SECONDS, interval),
-      template: { metadata: { labels }, spec: podSpec },
+      // The Pods also carry the build-hash label (value `probe`): the customize hook's one rule
+      // (build-hash Exists) then hands them to sync without a second rule for the same resource.
+      template: { metadata: { labels: { ...labels, [LABEL_BUILD_HASH]: "probe" } }, spec: podSpec },
     },
   };
 }

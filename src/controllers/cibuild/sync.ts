@@ -290,8 +290,7 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
         latest,
         current: previous.currentBuild,
         lastSuccessful: previous.lastSuccessfulBuild,
-        observedHashes: new Set(jobs.flatMap((j) => (j.buildHash ? [j.buildHash] : []))),
-        unfinishedHashes: new Set(jobs.flatMap((j) => (j.buildHash && !j.beingDeleted && (j.state === "Pending" || j.state === "Running") ? [j.buildHash] : []))),
+        observedHashes: new Set(jobs.flatMap((j) => (j.buildHash && !j.beingDeleted ? [j.buildHash] : []))),
       });
     }
   }

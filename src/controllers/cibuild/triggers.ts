@@ -72,7 +72,7 @@ export function latestCommit(input: {
   const ref = trackedRevision(spec.git.revision);
   const candidates: LatestCommit[] = [];
   const push = input.push;
-  if (spec.triggers?.pushSecret && push && normalizeRepoUrl(push.repository) === repository && refMatchesRevision(spec.git.revision, push.ref, push.defaultBranch === true)) {
+  if (spec.triggers?.pushSecret && push && (push.repository === repository || normalizeRepoUrl(push.repository) === repository) && refMatchesRevision(spec.git.revision, push.ref, push.defaultBranch === true)) {
     candidates.push({ sha: push.sha, ref, repository, seenAt: push.seenAt, via: "push" });
   }
   const probe = input.probe;
@@ -118,7 +118,7 @@ const UNFINISHED = new Set(["Pending", "Running"]);
  *   finishes first.
  *
  * @param rawSpec - `parent.spec` as received (the hash input)
- * @param observedJobs - names of the observed build Jobs that are not finished, by build hash
+ * @param input.observedHashes - build hashes of the observed build Jobs
  */
 export function chooseBuild(input: {
   rawSpec: unknown;
@@ -127,7 +127,6 @@ export function chooseBuild(input: {
   current: BuildRecord | undefined;
   lastSuccessful: SuccessfulBuild | undefined;
   observedHashes: Set<string>;
-  unfinishedHashes: Set<string>;
 }): BuildChoice {
   const { rawSpec, spec, latest, current, lastSuccessful } = input;
   const specHash = computeBuildHash(rawSpec);
@@ -151,7 +150,9 @@ export function chooseBuild(input: {
   if (lastSuccessful && (lastSuccessful.buildHash === pinned || (lastSuccessful.buildHash === specHash && lastSuccessful.commitSHA === target))) {
     return { hash: lastSuccessful.buildHash, ...(lastSuccessful.buildHash === pinned ? { commit: target } : {}), fromLastSuccessful: true };
   }
-  if (!spec.triggers?.cancelInProgress && current && sameSpec(current) && UNFINISHED.has(current.phase) && input.unfinishedHashes.has(current.buildHash) && !spec.suspend) {
+  if (!spec.triggers?.cancelInProgress && current && sameSpec(current) && UNFINISHED.has(current.phase) && input.observedHashes.has(current.buildHash) && !spec.suspend) {
+    // Also when its Job has just finished: this answer records the result (a success is
+    // deployed), and the next sync starts the newest commit.
     const commit = pinnedCommit(current.buildHash, current.commitSHA);
     return { hash: current.buildHash, ...(commit ? { commit } : {}), waiting: true };
   }
