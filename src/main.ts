@@ -52,6 +52,9 @@ Environment (serve):
                                 PEM chain and key: also serve the admission webhooks
                                 (/validate/<kind>, /mutate/<kind>) over HTTPS; reloaded on change
   ADMISSION_PORT (9443)         port of that admission listener
+  RECEIVER_PORT                 start the push webhook receiver on this port (off when unset)
+  RECEIVER_BODY_LIMIT_BYTES (1048576), RECEIVER_MAX_IN_FLIGHT (16)
+                                receiver body limit and deliveries verified at once
 
 Environment (cibuild build images; serve and the hook commands; pinned tag or digest required):
 ${(Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof typeof CIBUILD_IMAGE_ENV>).map((k) => `  ${CIBUILD_IMAGE_ENV[k].padEnd(15)} ${DEFAULT_CIBUILD_OPTIONS[k]}`).join("\n")}
@@ -88,6 +91,10 @@ async function main(argv: string[]): Promise<number> {
     // exits before anything reports Ready. A pod that is Ready without its admission listener
     // would make a failurePolicy=Fail webhook reject every CronJob and CIBuild write.
     await startAdmissionFromEnv(env);
+    // The push receiver (RECEIVER_PORT set): off by default; the only listener that uses the
+    // Kubernetes API, so a bad kubeconfig stops start-up instead of failing every delivery.
+    const { startReceiverFromEnv } = await import("./receiver/server.ts");
+    await startReceiverFromEnv(env);
     await serve(env);
     return 0;
   }

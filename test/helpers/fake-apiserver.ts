@@ -52,10 +52,31 @@ export interface FakeApiServer {
   close(): Promise<void>;
 }
 
+/** RFC 7386 JSON merge patch. */
+function mergePatch(target: unknown, patch: unknown): unknown {
+  if (patch === null || typeof patch !== "object" || Array.isArray(patch)) return patch;
+  const out: Record<string, unknown> = target !== null && typeof target === "object" && !Array.isArray(target) ? { ...(target as Record<string, unknown>) } : {};
+  for (const [k, v] of Object.entries(patch as Record<string, unknown>)) {
+    if (v === null) delete out[k];
+    else out[k] = mergePatch(out[k], v);
+  }
+  return out;
+}
+
+/** Options of {@link startFakeApiServer}. */
+export interface FakeApiServerOptions {
+  /** Accept `PATCH` with `application/merge-patch+json` on stored objects (else read-only). */
+  writable?: boolean;
+  /** Called with each applied patch: `{method, path, contentType, body}`. */
+  onWrite?: (write: { method: string; path: string; contentType: string; body: unknown }) => void;
+  /** Answer every request to a path starting with one of these with 403 Forbidden. */
+  forbidden?: string[];
+}
+
 /** Starts the fake API server with the given objects. */
-export async function startFakeApiServer(objects: StoredObject[]): Promise<FakeApiServer> {
+export async function startFakeApiServer(objects: StoredObject[], options: FakeApiServerOptions = {}): Promise<FakeApiServer> {
   const requests: string[] = [];
-  const server = http.createServer((req, res) => {
+  const server = http.createServer(async (req, res) => {
     requests.push(req.url ?? "");
     const send = (code: number, body: unknown) => {
       res.writeHead(code, { "Content-Type": "application/json" });
@@ -64,14 +85,31 @@ export async function startFakeApiServer(objects: StoredObject[]): Promise<FakeA
     if (req.headers.authorization !== `Bearer ${TEST_TOKEN}`) {
       return send(401, { kind: "Status", apiVersion: "v1", status: "Failure", message: "Unauthorized", reason: "Unauthorized", code: 401 });
     }
-    if (req.method !== "GET") return send(405, { kind: "Status", message: "read-only fake", code: 405 });
     const url = new URL(req.url ?? "/", "http://x");
+    if (options.forbidden?.some((p) => url.pathname.startsWith(p))) {
+      return send(403, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "Forbidden", code: 403, message: "forbidden" });
+    }
+    const writing = req.method === "PATCH" && options.writable;
+    if (req.method !== "GET" && !writing) return send(405, { kind: "Status", message: "read-only fake", code: 405 });
     const parsed = apiVersionOfPath(url.pathname.split("/").filter(Boolean).map(decodeURIComponent));
     if (!parsed || parsed.rest[0] !== "namespaces") return send(404, { kind: "Status", message: "not found", code: 404 });
     const [, namespace, resource, name] = parsed.rest;
     const candidates = objects.filter(
       (o) => o.resource === resource && o.object.apiVersion === parsed.apiVersion && o.object.metadata?.namespace === namespace,
     );
+    if (writing) {
+      const found = name === undefined ? undefined : candidates.find((o) => o.object.metadata.name === name);
+      if (!found) return send(404, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, message: "not found" });
+      const contentType = String(req.headers["content-type"] ?? "");
+      if (!contentType.startsWith("application/merge-patch+json")) return send(415, { kind: "Status", code: 415, message: `unsupported patch type ${contentType}` });
+      const chunks: Buffer[] = [];
+      for await (const c of req) chunks.push(c as Buffer);
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      found.object = mergePatch(found.object, body) as Record<string, any>;
+      found.object.metadata.resourceVersion = String(Number(found.object.metadata.resourceVersion ?? "1") + 1);
+      options.onWrite?.({ method: "PATCH", path: url.pathname, contentType, body });
+      return send(200, found.object);
+    }
     if (name !== undefined) {
       const found = candidates.find((o) => o.object.metadata.name === name);
       if (!found) return send(404, { kind: "Status", apiVersion: "v1", status: "Failure", reason: "NotFound", code: 404, message: `${resource} "${name}" not found` });

@@ -1,0 +1,102 @@
+/**
+ * The push receiver listener of `metahooks serve`: plain HTTP on its own port (`RECEIVER_PORT`),
+ * off unless that variable is set. Put TLS in front of it (the chart's optional Ingress): the
+ * signature proves who sent a delivery, not that nobody else read it.
+ *
+ * Kept apart from the hook and admission listeners on purpose: it is the only listener that
+ * faces the internet, and the only part of metahooks that talks to the Kubernetes API.
+ *
+ * @packageDocumentation
+ */
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Logger } from "pino";
+import type { Env } from "../config.ts";
+import { DEFAULT_RECEIVER_BODY_LIMIT, DEFAULT_RECEIVER_MAX_IN_FLIGHT, createReceiverApp } from "./app.ts";
+import type { ReceiverKube } from "./kube.ts";
+
+/** Receiver settings. */
+export interface ReceiverConfig {
+  /** Env `RECEIVER_PORT`. */
+  port: number;
+  /** Env `HOST`. */
+  host?: string;
+  /** Env `RECEIVER_BODY_LIMIT_BYTES`. @default 1048576 */
+  bodyLimitBytes: number;
+  /** Env `RECEIVER_MAX_IN_FLIGHT`. @default 16 */
+  maxInFlight: number;
+}
+
+function intFrom(env: Env, name: string, fallback: number, min: number, max: number): number {
+  const raw = env[name];
+  if (raw === undefined || raw === "") return fallback;
+  const n = Number(raw);
+  if (!Number.isInteger(n) || n < min || n > max) throw new Error(`${name} must be an integer from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+  return n;
+}
+
+/**
+ * Reads the receiver settings.
+ * @returns undefined when `RECEIVER_PORT` is unset or empty (no receiver)
+ * @throws Error naming the variable when a value is out of range
+ */
+export function loadReceiverConfig(env: Env): ReceiverConfig | undefined {
+  if (env.RECEIVER_PORT === undefined || env.RECEIVER_PORT === "") return undefined;
+  return {
+    port: intFrom(env, "RECEIVER_PORT", 0, 0, 65535),
+    ...(env.HOST ? { host: env.HOST } : {}),
+    bodyLimitBytes: intFrom(env, "RECEIVER_BODY_LIMIT_BYTES", DEFAULT_RECEIVER_BODY_LIMIT, 1024, 64 * 1024 * 1024),
+    maxInFlight: intFrom(env, "RECEIVER_MAX_IN_FLIGHT", DEFAULT_RECEIVER_MAX_IN_FLIGHT, 1, 1024),
+  };
+}
+
+/** A running receiver. */
+export interface ReceiverServer {
+  server: http.Server;
+  /** e.g. `http://127.0.0.1:8090`. */
+  url: string;
+  close(): Promise<void>;
+}
+
+/** Starts the receiver and resolves once the port is bound. */
+export async function startReceiverServer(config: ReceiverConfig, deps: { kube: ReceiverKube; logger: Logger; clock?: () => Date }): Promise<ReceiverServer> {
+  const app = createReceiverApp({ kube: deps.kube, logger: deps.logger, bodyLimitBytes: config.bodyLimitBytes, maxInFlight: config.maxInFlight, ...(deps.clock ? { clock: deps.clock } : {}) });
+  const server = http.createServer(app);
+  // A slow sender must not hold a socket for long: providers send the whole body at once.
+  server.requestTimeout = 15_000;
+  server.headersTimeout = 10_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen({ port: config.port, ...(config.host ? { host: config.host } : {}) }, () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === "IPv6" ? `[${address.address}]` : address.address;
+  const url = `http://${host}:${address.port}`;
+  deps.logger.info({ receiverUrl: url }, "metahooks push receiver listening");
+  return {
+    server,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeIdleConnections();
+      }),
+  };
+}
+
+/**
+ * `metahooks serve`'s receiver part: starts the push receiver when `RECEIVER_PORT` is set, with
+ * the in-cluster (or `$KUBECONFIG`) credentials. Only then is `@kubernetes/client-node` loaded.
+ * @returns the listener, or undefined when the receiver is off
+ * @throws Error when the settings are invalid, no kubeconfig loads or the port is taken
+ */
+export async function startReceiverFromEnv(env: Env): Promise<ReceiverServer | undefined> {
+  const config = loadReceiverConfig(env);
+  if (!config) return undefined;
+  const { loadReceiverKube } = await import("./kube.ts");
+  const { createLogger } = await import("../http/logger.ts");
+  return startReceiverServer(config, { kube: await loadReceiverKube(), logger: createLogger(env.LOG_LEVEL || "info") });
+}
