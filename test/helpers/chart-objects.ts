@@ -14,6 +14,9 @@ import { ConfigMap } from "kubernetes-models/v1/ConfigMap";
 import { PodDisruptionBudget } from "kubernetes-models/policy/v1/PodDisruptionBudget";
 import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPolicy";
 import { CustomResourceDefinition } from "kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition";
+import { ClusterRole } from "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRole";
+import { ClusterRoleBinding } from "kubernetes-models/rbac.authorization.k8s.io/v1/ClusterRoleBinding";
+import { Ingress } from "kubernetes-models/networking.k8s.io/v1/Ingress";
 import { isDns1123Label, isDns1123Subdomain, isLabelValue } from "../../src/kube/names.ts";
 import type { KubeDoc } from "./helm.ts";
 
@@ -27,6 +30,9 @@ const MODELS: Record<string, new (data: any) => Validatable> = {
   "policy/v1/PodDisruptionBudget": PodDisruptionBudget,
   "networking.k8s.io/v1/NetworkPolicy": NetworkPolicy,
   "apiextensions.k8s.io/v1/CustomResourceDefinition": CustomResourceDefinition,
+  "rbac.authorization.k8s.io/v1/ClusterRole": ClusterRole,
+  "rbac.authorization.k8s.io/v1/ClusterRoleBinding": ClusterRoleBinding,
+  "networking.k8s.io/v1/Ingress": Ingress,
 };
 
 const GO_DURATION = "^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$";
@@ -155,7 +161,7 @@ export function assertValidRenderedObject(object: KubeDoc, namespace: string): v
 
   const dnsLabelName = object.kind === "Service" || object.kind === "Deployment";
   if (!(dnsLabelName ? isDns1123Label(name) : isDns1123Subdomain(name))) throw new Error(`${where}: invalid name`);
-  const clusterScoped = object.kind === "CompositeController" || object.kind === "CustomResourceDefinition";
+  const clusterScoped = ["CompositeController", "CustomResourceDefinition", "ClusterRole", "ClusterRoleBinding"].includes(object.kind);
   if (clusterScoped && object.metadata.namespace !== undefined) throw new Error(`${where}: cluster-scoped object has a namespace`);
   if (!clusterScoped && object.metadata.namespace !== namespace && object.kind !== "ConfigMap") {
     throw new Error(`${where}: namespace ${object.metadata.namespace}, want ${namespace}`);
