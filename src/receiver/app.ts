@@ -24,7 +24,7 @@ import { checkSpec, type NormalizedSpec } from "../controllers/cibuild/validate.
 import { ANNOTATION_PUSHED_COMMIT } from "../controllers/cibuild/naming.ts";
 import { normalizeRepoUrl, refMatchesRevision } from "../controllers/cibuild/git-url.ts";
 import type { PushRecord } from "../controllers/cibuild/triggers.ts";
-import { isPushEvent, readDeliveryHeaders, readPush } from "./delivery.ts";
+import { isPushEvent, parsePayload, readDeliveryHeaders, readPush } from "./delivery.ts";
 import { DeliveryLog } from "./replay.ts";
 import { verifyHmacSha256, verifyToken } from "./signature.ts";
 import type { ReceiverKube } from "./kube.ts";
@@ -118,9 +118,9 @@ export function createReceiverApp(options: ReceiverAppOptions): express.Express 
       deliveries.add(replayKey);
       let payload: unknown;
       try {
-        payload = JSON.parse(body.toString("utf8"));
+        payload = parsePayload(body);
       } catch {
-        throw new HookError(400, "malformed_json", "the delivery body is not JSON (configure the webhook's content type as application/json)");
+        throw new HookError(400, "malformed_json", "the delivery body is neither JSON nor a form with a JSON payload field");
       }
       const push = readPush(headers.provider, payload);
       if ("ignored" in push) {

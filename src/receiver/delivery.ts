@@ -87,6 +87,21 @@ const str = (v: unknown): string | undefined => (typeof v === "string" && v !== 
 const obj = (v: unknown): Record<string, unknown> => (v !== null && typeof v === "object" && !Array.isArray(v) ? (v as Record<string, unknown>) : {});
 
 /**
+ * The JSON payload of a delivery body: JSON, or GitHub's `application/x-www-form-urlencoded`
+ * form whose `payload` field holds the JSON.
+ * @throws SyntaxError when it is neither
+ */
+export function parsePayload(body: Buffer): unknown {
+  const text = body.toString("utf8");
+  if (text.startsWith("payload=")) {
+    const json = new URLSearchParams(text).get("payload");
+    if (json === null) throw new SyntaxError("empty form payload");
+    return JSON.parse(json);
+  }
+  return JSON.parse(text);
+}
+
+/**
  * Reads a push payload.
  * @returns the push, or a reason why it changes nothing (`deleted`, `not-a-branch-or-tag`,
  *   `malformed`)
@@ -99,10 +114,17 @@ export function readPush(provider: Provider, payload: unknown): Push | { ignored
   if (/^0+$/.test(after) || p.deleted === true) return { ignored: "deleted" };
   if (!SHA.test(after)) return { ignored: "malformed" };
   if (!/^refs\/(heads|tags)\/\S+$/.test(ref)) return { ignored: "not-a-branch-or-tag" };
+  // For an annotated tag `after` is the tag object; build the commit it points at (GitLab's
+  // checkout_sha, GitHub's and Gitea's head_commit.id), as the poll probe resolves it.
+  let sha = after;
+  if (ref.startsWith("refs/tags/")) {
+    const commit = str(p.checkout_sha) ?? str(obj(p.head_commit).id);
+    if (commit && SHA.test(commit)) sha = commit;
+  }
   const repo = provider === "gitlab" ? { ...obj(p.repository), ...obj(p.project) } : obj(p.repository);
   const keys = provider === "gitlab" ? ["git_http_url", "git_ssh_url", "web_url", "homepage", "url"] : ["clone_url", "ssh_url", "git_url", "html_url"];
   const repositoryUrls = [...new Set(keys.map((k) => str(repo[k])).filter((u): u is string => u !== undefined))];
   if (repositoryUrls.length === 0) return { ignored: "malformed" };
   const defaultBranch = str(repo.default_branch);
-  return { ref, sha: after, repositoryUrls, defaultBranch: defaultBranch !== undefined && ref === `refs/heads/${defaultBranch}` };
+  return { ref, sha, repositoryUrls, defaultBranch: defaultBranch !== undefined && ref === `refs/heads/${defaultBranch}` };
 }

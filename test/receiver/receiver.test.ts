@@ -179,3 +179,24 @@ test("an API failure answers 502 (the provider retries), a namespace without pus
   const none = await github("team-c", body, { "X-GitHub-Event": "push", "X-GitHub-Delivery": delivery(), "X-Hub-Signature-256": sign(SECRET_A, body) });
   assert.equal(none.status, 401);
 });
+
+test("GitHub's form-encoded deliveries and annotated tags (the commit, not the tag object, is recorded)", async () => {
+  writes.length = 0;
+  const tagObject = "7".repeat(40);
+  const payload = { ...githubPush("refs/tags/v2", tagObject), head_commit: { id: SHA } };
+  const objectsWithTag = JSON.stringify(payload);
+  const form = `payload=${encodeURIComponent(objectsWithTag)}`;
+  // No CIBuild follows v2, so check the parsed push through a release branch form delivery instead.
+  const res = await request(app)
+    .post("/push/team-a")
+    .set({ "X-GitHub-Event": "push", "X-GitHub-Delivery": delivery(), "X-Hub-Signature-256": sign(SECRET_A, form), "Content-Type": "application/x-www-form-urlencoded" })
+    .send(form);
+  assert.equal(res.status, 200, JSON.stringify(res.body));
+  assert.equal(res.body.result, "no-match");
+  const { readPush } = await import("../../src/receiver/delivery.ts");
+  const push = readPush("github", payload);
+  assert.ok(!("ignored" in push));
+  assert.equal(push.sha, SHA, "the tag's commit");
+  const branch = readPush("github", { ...githubPush(), head_commit: { id: tagObject } });
+  assert.ok(!("ignored" in branch) && branch.sha === SHA, "a branch push records after");
+});

@@ -604,5 +604,12 @@ export function defaultSpec(spec: unknown): unknown {
   setDefault(retention, "succeededLimit", 2);
   setDefault(retention, "failedLimit", 2);
   setDefault(out, "suspend", false);
+  // Only a CIBuild that already follows its branch gets the trigger defaults (they never rebuild:
+  // triggers are outside the build hash).
+  if (isPlainObject(out.triggers)) {
+    const triggers = out.triggers;
+    setDefault(triggers, "cancelInProgress", true);
+    if (isPlainObject(triggers.poll)) setDefault(triggers.poll, "interval", "5m");
+  }
   return out;
 }

@@ -168,3 +168,11 @@ test("the probe script against a real git repository: branch head, peeled annota
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("defaulting (mutating webhook) fills trigger defaults only where triggers exist", async () => {
+  const { defaultSpec } = await import("../../../src/controllers/cibuild/validate.ts");
+  const out = defaultSpec({ ...go, triggers: { poll: {} } }) as any;
+  assert.deepEqual(out.triggers, { poll: { interval: "5m" }, cancelInProgress: true });
+  assert.equal((defaultSpec(go) as any).triggers, undefined);
+  assert.equal(computeBuildHash(out), computeBuildHash(defaultSpec(go)), "trigger defaults never change the hash");
+});
