@@ -273,6 +273,54 @@ for (const seed of ["build-java", "build-nodejs", "build-ace"]) {
   cases["ready-hook-v2-keys"] = { request: v2, now: available.now };
 }
 
+{
+  // Following a branch (spec.triggers): poll probes and recorded pushes.
+  const pushAnnotation = (sha: string, seenAt: string) => ({
+    "cicd.cicd.com/pushed-commit": JSON.stringify({ sha, ref: "refs/heads/master", repository: "github.com/victorpaulo/microservices", defaultBranch: true, seenAt, provider: "github", delivery: `d-${sha.slice(0, 8)}` }),
+  });
+  const withAnnotations = (p: any, annotations: Record<string, string>) => ({ ...p, metadata: { ...p.metadata, annotations } });
+  const polled = { ...go, triggers: { poll: { interval: "5m" } } };
+  const p1 = sync(request({ parent: parent(polled) }), "2026-03-02T10:00:05Z");
+  cases["triggers-poll-fresh"] = { request: request({ parent: parent(polled) }), now: "2026-03-02T10:00:05Z" };
+  const probe = childOf(p1, "Job")!;
+  const probeDone = observe(probe, "2026-03-02T10:00:06Z", jobStatus("complete", "2026-03-02T10:00:07Z", "2026-03-02T10:00:09Z"));
+  const probePod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: `${probe.metadata.name}-q8w2z`,
+      namespace: "default",
+      uid: "pod-probe",
+      creationTimestamp: "2026-03-02T10:00:06Z",
+      labels: { ...(probe.spec as any).template.metadata.labels, "batch.kubernetes.io/job-name": probe.metadata.name, "job-name": probe.metadata.name },
+      ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: probe.metadata.name, uid: probeDone.metadata.uid, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: structuredClone((probe.spec as any).template.spec),
+    status: {
+      phase: "Succeeded",
+      containerStatuses: [{ name: "ls-remote", image: "img", imageID: "", ready: false, restartCount: 0, started: false, state: { terminated: { exitCode: 0, reason: "Completed", message: SHA, startedAt: "2026-03-02T10:00:07Z", finishedAt: "2026-03-02T10:00:08Z" } } }],
+    },
+  } as any;
+  cases["triggers-poll-answered"] = { request: request({ parent: parent(polled, { status: p1.status }), jobs: [probeDone], pods: [probePod] }), now: "2026-03-02T10:00:10Z" };
+
+  const pushed = { ...go, triggers: { push: { secretRef: { name: "cibuild-webhook" } } } };
+  cases["triggers-push-pinned"] = { request: request({ parent: withAnnotations(parent(pushed), pushAnnotation(SHA2, "2026-03-02T10:00:01Z")) }), now: "2026-03-02T10:00:05Z" };
+  // Ready after an unpinned build of SHA; a push of that same commit changes nothing.
+  const LP = lifecycle("build-go", pushed);
+  const ready = LP.stages[3] as any;
+  const readyReq = structuredClone(ready.request);
+  readyReq.parent = withAnnotations(readyReq.parent, pushAnnotation(SHA, "2026-03-02T10:07:00Z"));
+  cases["triggers-push-same-commit"] = { request: readyReq, now: "2026-03-02T10:07:01Z" };
+  // A push of SHA2 while SHA2's pinned build runs, then a push of a newer commit: cancel and rebuild.
+  const r1 = sync(cases["triggers-push-pinned"]!.request, "2026-03-02T10:00:05Z");
+  const pinnedJob = observe(childOf(r1, "Job")!, "2026-03-02T10:00:06Z", jobStatus("running", "2026-03-02T10:00:06Z"));
+  const SHA3 = "c0ffee00c0ffee00c0ffee00c0ffee00c0ffee00";
+  cases["triggers-push-during-build"] = {
+    request: request({ parent: withAnnotations(parent(pushed, { status: r1.status }), pushAnnotation(SHA3, "2026-03-02T10:01:00Z")), jobs: [pinnedJob] }),
+    now: "2026-03-02T10:01:01Z",
+  };
+}
+
 const root = join("test", "fixtures", "cibuild");
 for (const [name, c] of Object.entries(cases)) {
   const dir = join(root, name);
