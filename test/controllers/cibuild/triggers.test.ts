@@ -176,3 +176,16 @@ test("defaulting (mutating webhook) fills trigger defaults only where triggers e
   assert.equal((defaultSpec(go) as any).triggers, undefined);
   assert.equal(computeBuildHash(out), computeBuildHash(defaultSpec(go)), "trigger defaults never change the hash");
 });
+
+test("a failing probe says why in UpToDate (PollFailed with git's error) and builds nothing", async () => {
+  const { readFileSync } = await import("node:fs");
+  const req = JSON.parse(readFileSync("test/fixtures/cibuild/triggers-poll-answered/request.json", "utf8"));
+  const pod = Object.values<any>(req.related["Pod.v1"])[0];
+  pod.status.containerStatuses[0].state.terminated = { exitCode: 1, reason: "Error", message: "PollFailed: fatal: could not read Username for 'https://github.com': terminal prompts disabled\n", startedAt: "2026-03-02T10:00:07Z", finishedAt: "2026-03-02T10:00:08Z" };
+  pod.status.phase = "Failed";
+  const res = sync(req, "2026-03-02T10:00:10Z");
+  const up = (res.status as any).conditions.find((c: any) => c.type === "UpToDate");
+  assert.equal(up.reason, "PollFailed");
+  assert.match(up.message, /could not read Username/);
+  assert.equal(res.children.filter((c) => c.kind === "Job").length, 1, "only the probe; no build");
+});
