@@ -60,17 +60,30 @@ export const PREPARE_SCRIPT = [
   `printf '%s' "$sha" > ${TERMINATION_LOG}`,
 ].join("\n");
 
-const BUILDKIT_METADATA = "/home/user/.local/share/buildkit/cibuild-metadata.json";
+/** Where the BuildKit wrapper asks `buildctl --metadata-file` to write (the `buildkitd` emptyDir). */
+export const BUILDKIT_METADATA_FILE = "/home/user/.local/share/buildkit/cibuild-metadata.json";
 
 /**
  * The BuildKit wrapper. Fixed text: every user value is one of `"$@"`. It runs one daemonless
- * build, then extracts `containerimage.digest` from the metadata file (which can be far larger
- * than a termination message) and writes only the digest to the termination log.
+ * build, then copies `containerimage.digest` (the pushed manifest or index) from the metadata
+ * file (which can be far larger than a termination message) to the termination log.
+ *
+ * The file is read the way buildctl writes it (moby/buildkit cmd/buildctl/build.go
+ * `writeMetadataFile`: the exporter response as a Go `map[string]any`, base64 JSON values decoded
+ * to nested objects, `json.MarshalIndent(out, "", "  ")`). So keys are sorted, which puts
+ * `containerimage.config.digest` (the image *config*, never pullable) before
+ * `containerimage.digest` — the first `sha256:` in the file is the wrong one. Each top-level key
+ * sits on its own line indented by exactly two spaces, while nested objects such as
+ * `containerimage.descriptor` are indented deeper, so the anchored match below reads only the
+ * top-level key (key names: exporter/containerimage/exptypes/types.go). No match (no image
+ * exported) writes an empty message; the hook then falls back to the immutable tag.
+ * `set -e` makes a failed build exit with buildctl's code and no message, so the kubelet shows the
+ * log tail (`FallbackToLogsOnError`).
  */
 export const BUILDKIT_WRAPPER_SCRIPT = [
   "set -eu",
-  `buildctl-daemonless.sh "$@" --metadata-file ${BUILDKIT_METADATA}`,
-  `digest="$(grep -o 'sha256:[0-9a-f]\\{64\\}' ${BUILDKIT_METADATA} | head -n 1)"`,
+  `buildctl-daemonless.sh "$@" --metadata-file ${BUILDKIT_METADATA_FILE}`,
+  `digest="$(sed -n 's/^  "containerimage\\.digest": "\\(sha256:[0-9a-f]\\{64\\}\\)",\\{0,1\\}$/\\1/p' ${BUILDKIT_METADATA_FILE} | head -n 1)"`,
   `printf '%s' "$digest" > ${TERMINATION_LOG}`,
 ].join("\n");
 
