@@ -222,7 +222,13 @@ function buildkitContainer(spec: NormalizedSpec, buildHash: string, options: CIB
   if (spec.build.reproducible) args.push("--opt=build-arg:SOURCE_DATE_EPOCH=0");
   if (spec.build.cache.enabled) {
     const repo = spec.build.cache.repo ?? `${spec.output.repository}/cache`;
-    args.push(`--export-cache=type=registry,ref=${repo}`, `--import-cache=type=registry,ref=${repo}`);
+    // The registry cache exporter and importer read their own `registry.insecure` attribute
+    // (moby/buildkit cache/remotecache/registry/registry.go attrInsecure); the image exporter's
+    // one in --output does not reach them, so a plain-HTTP registry needs it on each cache ref.
+    // buildctl splits these values as CSV (cmd/buildctl/build/importcache.go, exportcache.go);
+    // image references hold no commas or quotes.
+    const ref = `type=registry,ref=${repo}${spec.output.insecure ? ",registry.insecure=true" : ""}`;
+    args.push(`--export-cache=${ref}`, `--import-cache=${ref}`);
   }
   const env: Array<Record<string, unknown>> = [{ name: "BUILDKITD_FLAGS", value: "--oci-worker-no-process-sandbox" }];
   if (spec.output.pushSecret) env.push({ name: "DOCKER_CONFIG", value: "/home/user/.docker" });

@@ -153,3 +153,21 @@ test("termination messages: git-sync JSON logs are reduced to msg: error and cut
   assert.equal(summarizeTerminationMessage("x".repeat(5000)).length, 1024);
   assert.equal(summarizeTerminationMessage("line1\nline2\u0007"), "line1 | line2");
 });
+
+test("buildkit cache on an insecure registry: registry.insecure=true on the cache refs too, not only on the push", () => {
+  const spec = (insecure: boolean, repo?: string) => ({
+    source: { git: { url: "https://git.example.com/o/r.git" } },
+    build: { strategy: "buildkit", cache: { enabled: true, ...(repo ? { repo } : {}) } },
+    output: { image: "kind-registry:5000/app:1.0", insecure },
+  });
+  const buildArgs = (s: unknown): string[] => (childOf(sync(request({ parent: parent(s) }), "2026-03-02T10:00:00Z"), "Job") as any).spec.template.spec.containers.find((c: any) => c.name === "build").args;
+  const insecure = buildArgs(spec(true));
+  assert.ok(insecure.some((a) => a.startsWith("--output=type=image,") && a.endsWith(",registry.insecure=true")), insecure.join(" "));
+  assert.ok(insecure.includes("--export-cache=type=registry,ref=kind-registry:5000/app/cache,registry.insecure=true"), insecure.join(" "));
+  assert.ok(insecure.includes("--import-cache=type=registry,ref=kind-registry:5000/app/cache,registry.insecure=true"), insecure.join(" "));
+  const ownRepo = buildArgs(spec(true, "kind-registry:5000/cache/app"));
+  assert.ok(ownRepo.includes("--export-cache=type=registry,ref=kind-registry:5000/cache/app,registry.insecure=true"), ownRepo.join(" "));
+  const secure = buildArgs(spec(false));
+  assert.ok(secure.includes("--export-cache=type=registry,ref=kind-registry:5000/app/cache"), secure.join(" "));
+  assert.ok(!secure.some((a) => a.includes("registry.insecure")), secure.join(" "));
+});
