@@ -136,6 +136,8 @@ test("property: an invalid spec never drops an observed child", () => {
     [(s) => ({ ...s, source: { git: { url: "git@other:o/r.git" } } })],
     [(s) => ({ ...s, deploy: { replicas: -3 } })],
     [(s) => ({ ...s, SCMRepoURL: 42 })],
+    [(s) => ({ ...s, SCMRepoURL: "ext::sh" })],
+    [(s) => ({ ...s, build: { target: "a,b" } })],
     [() => ({ foo: "bar" })],
   );
   fc.assert(
@@ -178,5 +180,51 @@ test("property: a spec the hook accepts is accepted by the generated CRD schema"
       assert.ok(validate(s), JSON.stringify(validate.errors));
     }),
     { numRuns: 200 },
+  );
+});
+
+/** Hostile git URL classes git would not treat as a plain https/ssh remote. */
+const helperScheme = fc.oneof(fc.constant(""), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9+.-]{0,12}$/));
+const urlTail = fc.string({ maxLength: 40 }).filter((s) => !/\s/.test(s));
+const hostileGitUrl = fc.oneof(
+  // `<transport>::<address>` runs git-remote-<transport> (ext:: runs any command).
+  fc.tuple(fc.oneof(helperScheme, fc.constantFrom("ext", "fd", "ssh", "https", "git")), urlTail).map(([t, rest]) => `${t}::${rest}`),
+  // file:// in any case, with or without a host.
+  fc.tuple(fc.constantFrom("file", "FILE", "File"), fc.constantFrom("", "localhost"), fc.stringMatching(/^(\/[a-z0-9._-]{1,8}){1,4}$/)).map(([s, h, p]) => `${s}://${h}${p}`),
+);
+
+test("property: remote-helper URLs (<transport>::…) and file:// never reach git-sync", () => {
+  fc.assert(
+    fc.property(hostileGitUrl, fc.boolean(), (url, structured) => {
+      const spec = structured ? { ...go, SCMRepoURL: undefined, source: { git: { url } } } : { ...go, SCMRepoURL: url };
+      const r = sync(request({ parent: parent(JSON.parse(JSON.stringify(spec))) }), "2026-03-02T10:00:00Z");
+      assert.equal(r.status.phase, "Invalid", url);
+      const reason = (r.status.conditions as any[]).find((c) => c.type === "SpecValid").reason;
+      // A URL that also carries user:password@ is refused for its credentials first.
+      assert.ok(reason === "InvalidGitURL" || reason === "CredentialsInURL", `${url} → ${reason}`);
+      assert.equal(childOf(r, "Job"), undefined);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test("property: build.target reaches kaniko's comma-separated --target as exactly one stage (no , or quotes)", () => {
+  const target = fc.oneof(fc.string({ maxLength: 12 }), fc.stringMatching(/^[a-z][a-z0-9._-]{0,8}$/), fc.tuple(fc.string({ maxLength: 5 }), fc.constantFrom(",", '"', "'"), fc.string({ maxLength: 5 })).map((p) => p.join("")));
+  fc.assert(
+    fc.property(target, fc.constantFrom("kaniko", "buildkit"), (t, strategy) => {
+      const r = sync(request({ parent: parent({ ...go, build: { strategy, target: t } }) }), "2026-03-02T10:00:00Z");
+      const job = childOf(r, "Job") as any;
+      if (/[,"']/.test(t)) {
+        assert.equal(r.status.phase, "Invalid", t);
+        assert.equal(job, undefined);
+        return;
+      }
+      if (!job) return; // other target problems (empty, whitespace) are refused too
+      const args: string[] = job.spec.template.spec.containers.find((c: any) => c.name === "build").args;
+      const prefix = strategy === "kaniko" ? "--target=" : "--opt=target=";
+      assert.deepStrictEqual(args.filter((a) => a.startsWith(prefix)), [`${prefix}${t}`]);
+      assert.doesNotMatch(t, /[,"']/);
+    }),
+    { numRuns: 300 },
   );
 });
