@@ -35,6 +35,15 @@ const TERMINATION_LOG = "/dev/termination-log";
  * `CONTEXT_DIR` and `DOCKERFILE`. It copies `<link>/<CONTEXT_DIR>/.` — dotfiles included, so
  * `.dockerignore` survives (seed defect 13) — into a plain directory, because kaniko copies
  * nothing from git-sync's symlink (case B1), and fails early when a path is missing (case B2).
+ *
+ * Both paths are resolved with `realpath` (every symlink, including ones committed in the
+ * repository) before they are checked: the context dir must stay inside the checkout and the
+ * Dockerfile inside the context dir (only the context is copied to where the builder reads it),
+ * else the step fails with the missing-path reason and says the path resolves outside. Without
+ * this, a repository whose `contextDir` is a link to `/etc` or `../..` had the prepare container's
+ * files (or git-sync's other worktrees) copied into the image. `case` patterns with quoted
+ * prefixes match literally, so a path with glob characters cannot widen the check.
+ *
  * On success the termination message is the commit SHA only: git-sync v4's link points at
  * `.worktrees/<sha>`, so its basename is the commit.
  */
@@ -46,12 +55,23 @@ export const PREPARE_SCRIPT = [
   `  exit ${EXIT_NO_CHECKOUT}`,
   "fi",
   'sha="$(basename "$target")"',
-  'src="$link/$CONTEXT_DIR"',
-  'if [ ! -d "$src" ]; then',
+  'root="$(realpath "$link")"',
+  'inside() { case "$1/" in "$2/"*) return 0 ;; esac; return 1; }',
+  'src="$(realpath "$link/$CONTEXT_DIR" 2>/dev/null)" || src=""',
+  'if [ -n "$src" ] && ! inside "$src" "$root"; then',
+  `  printf 'ContextDirNotFound: directory %s resolves outside the checkout at commit %s\\n' "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
+  `  exit ${EXIT_CONTEXT_DIR_NOT_FOUND}`,
+  "fi",
+  'if [ -z "$src" ] || [ ! -d "$src" ]; then',
   `  printf 'ContextDirNotFound: directory %s does not exist at commit %s\\n' "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
   `  exit ${EXIT_CONTEXT_DIR_NOT_FOUND}`,
   "fi",
-  'if [ ! -f "$src/$DOCKERFILE" ]; then',
+  'dockerfile="$(realpath "$src/$DOCKERFILE" 2>/dev/null)" || dockerfile=""',
+  'if [ -n "$dockerfile" ] && ! inside "$dockerfile" "$src"; then',
+  `  printf 'DockerfileNotFound: file %s in %s resolves outside the context directory at commit %s\\n' "$DOCKERFILE" "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
+  `  exit ${EXIT_DOCKERFILE_NOT_FOUND}`,
+  "fi",
+  'if [ -z "$dockerfile" ] || [ ! -f "$dockerfile" ]; then',
   `  printf 'DockerfileNotFound: file %s does not exist in %s at commit %s\\n' "$DOCKERFILE" "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
   `  exit ${EXIT_DOCKERFILE_NOT_FOUND}`,
   "fi",

@@ -18,15 +18,18 @@ const container = (job: any, name: string) =>
 
 function hasSh(): boolean {
   try {
-    execFileSync("sh", ["-c", "command -v readlink basename cp >/dev/null"]);
+    execFileSync("sh", ["-c", "command -v readlink realpath basename cp >/dev/null"]);
     return true;
   } catch {
     return false;
   }
 }
 
-/** Runs the real prepare script against a git-sync v4 style layout in a temp dir. */
-function runPrepare(files: Record<string, string>, contextDir: string, dockerfile: string) {
+/**
+ * Runs the real prepare script against a git-sync v4 style layout in a temp dir. `links` are
+ * symlinks committed in the repository (path in the worktree → link target, verbatim).
+ */
+function runPrepare(files: Record<string, string>, contextDir: string, dockerfile: string, links: Record<string, string> = {}) {
   const root = mkdtempSync(join(tmpdir(), "cibuild-prepare-"));
   const sha = SHA;
   const worktree = join(root, "src", ".worktrees", sha);
@@ -35,6 +38,10 @@ function runPrepare(files: Record<string, string>, contextDir: string, dockerfil
     writeFileSync(join(worktree, path), content);
   }
   mkdirSync(worktree, { recursive: true });
+  for (const [path, target] of Object.entries(links)) {
+    mkdirSync(join(worktree, path, ".."), { recursive: true });
+    symlinkSync(target, join(worktree, path));
+  }
   symlinkSync(`.worktrees/${sha}`, join(root, "src", "repo"));
   const termination = join(root, "termination-log");
   // The script's fixed paths are rewritten to the temp dir only for this test.
@@ -87,6 +94,41 @@ test("B2: a missing context dir or Dockerfile fails the build with a reason; bad
     assert.equal(invalid.status.phase, "Invalid");
     assert.equal(invalid.children.length, 0);
   }
+});
+
+test("prepare never follows a symlink out of the checkout: context dir or Dockerfile leaving it is refused with the reason", { skip: !hasSh() }, () => {
+  const files = { "app1/Dockerfile": "FROM scratch\n", "secret/Dockerfile": "FROM scratch\n" };
+  // A context dir that is (or passes through) a link to /etc, or climbs out with ../..
+  for (const [contextDir, links] of [
+    ["etc", { etc: "/etc" }],
+    ["up", { up: "../.." }],
+    ["up/.worktrees", { up: "../.." }],
+    ["app2", { app2: "../../../../.." }],
+  ] as Array<[string, Record<string, string>]>) {
+    const run = runPrepare(files, contextDir, "passwd", links);
+    assert.equal(run.exitCode, 2, contextDir);
+    assert.match(run.message, /^ContextDirNotFound: directory \S+ resolves outside the checkout at commit [0-9a-f]{40}\n$/, contextDir);
+    assert.equal(existsSync(join(run.root, "context")), false, "nothing copied");
+  }
+  // A Dockerfile that is a link out of the checkout, or out of the context (only the context is
+  // copied to where the builder reads it).
+  for (const [dockerfile, links] of [
+    ["Dockerfile.host", { "app1/Dockerfile.host": "/etc/passwd" }],
+    ["Dockerfile.up", { "app1/Dockerfile.up": `${"../".repeat(12)}etc/passwd` }],
+    ["Dockerfile.sibling", { "app1/Dockerfile.sibling": "../secret/Dockerfile" }],
+  ] as Array<[string, Record<string, string>]>) {
+    const run = runPrepare(files, "app1", dockerfile, links);
+    assert.equal(run.exitCode, 3, dockerfile);
+    assert.match(run.message, /^DockerfileNotFound: file \S+ in app1 resolves outside the context directory at commit [0-9a-f]{40}\n$/, dockerfile);
+    assert.equal(existsSync(join(run.root, "context")), false, "nothing copied");
+  }
+  // Links that stay inside are fine.
+  const inside = runPrepare(files, "current", "Dockerfile.link", { current: "app1", "app1/Dockerfile.link": "Dockerfile" });
+  assert.equal(inside.exitCode, 0, inside.message);
+  assert.equal(inside.message, SHA);
+  assert.deepStrictEqual(readdirSync(join(inside.root, "context")).sort(), ["Dockerfile", "Dockerfile.link"]);
+  const root = runPrepare({ Dockerfile: "FROM scratch\n" }, ".", "Dockerfile");
+  assert.equal(root.exitCode, 0, root.message);
 });
 
 test("B3: no branch means the remote's default branch (--ref=HEAD), never master", () => {
