@@ -149,10 +149,14 @@ export class World {
     );
   }
 
-  /** Success termination message of a build container (empty for other containers). */
+  /**
+   * Success termination message of a build container (empty for other containers): the digest
+   * comes from `digest` after kaniko, or from BuildKit's main `build` container.
+   */
   #messageOf(job: Obj, container: string): string | undefined {
     if (container === "prepare") return this.commitOf(job);
-    if (container === "build") return digestOf(job);
+    const mains: string[] = (job.spec?.template?.spec?.containers ?? []).map((c: Obj) => c.name);
+    if (container === "digest" || (container === "build" && mains.includes("build"))) return digestOf(job);
     return undefined;
   }
 
@@ -235,7 +239,8 @@ export class World {
 
   /** A build Job that succeeded pushed its digest and every `--destination`. */
   #recordPush(job: Obj): void {
-    const build = (job.spec?.template?.spec?.containers ?? []).find((c: Obj) => c.name === "build");
+    const spec = job.spec?.template?.spec ?? {};
+    const build = [...(spec.initContainers ?? []), ...(spec.containers ?? [])].find((c: Obj) => c.name === "build");
     if (!build) return;
     const digest = digestOf(job);
     this.pushedDigests.add(digest);

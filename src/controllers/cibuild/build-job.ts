@@ -1,7 +1,8 @@
 /**
- * The build Job (batch/v1) of one build hash (cibuild-api.md §7.5): init container `git-sync`
- * (v4, one-shot clone) → init container `prepare` (checks and copies the context) → container
- * `build` (kaniko, or rootless BuildKit when opted in).
+ * The build Job (batch/v1) of one build hash: init container `git-sync` (v4, one-shot clone) →
+ * init container `prepare` (checks and copies the context) → with kaniko, init container `build`
+ * then container `digest` (reports the pushed digest); with rootless BuildKit (opt-in), container
+ * `build`, whose wrapper reports the digest itself.
  *
  * User values reach containers only as whole argv elements (`--flag=value`) or env values. The two
  * shell scripts are fixed text and read user values from env (`prepare`) or from `"$@"`
@@ -29,6 +30,10 @@ const GIT_ROOT = `${WORKSPACE}/src`;
 const GIT_LINK = "repo";
 const GIT_SECRET_DIR = "/etc/git-secret";
 const TERMINATION_LOG = "/dev/termination-log";
+/** Name of the container that reports a kaniko build's digest. */
+export const DIGEST_CONTAINER = "digest";
+/** Where kaniko writes `--digest-file` (the shared workspace, read by the `digest` container). */
+export const KANIKO_DIGEST_FILE = `${WORKSPACE}/image-digest`;
 
 /**
  * The `prepare` script. Fixed text: the user's context dir and Dockerfile arrive as env
@@ -105,6 +110,33 @@ export const BUILDKIT_WRAPPER_SCRIPT = [
   `buildctl-daemonless.sh "$@" --metadata-file ${BUILDKIT_METADATA_FILE}`,
   `digest="$(sed -n 's/^  "containerimage\\.digest": "\\(sha256:[0-9a-f]\\{64\\}\\)",\\{0,1\\}$/\\1/p' ${BUILDKIT_METADATA_FILE} | head -n 1)"`,
   `printf '%s' "$digest" > ${TERMINATION_LOG}`,
+].join("\n");
+
+/**
+ * The `digest` container's script (kaniko builds). Fixed text.
+ *
+ * kaniko writes `--digest-file` from `DoPush`, and `DoPush` runs for every cache layer push
+ * (`pushLayerToCache` and `pushCachePointer` copy the options, digest file included) and for the
+ * final image *before* it pushes to any destination (osscontainertools/kaniko
+ * pkg/executor/push.go). With the digest file at the termination log, a build that failed after a
+ * cache push, or whose final push failed, showed a digest instead of its error: the kubelet only
+ * falls back to the log tail (`FallbackToLogsOnError`) when the message is empty. The kaniko
+ * executor image has no shell to wrap it, so the ordering comes from the Pod instead: kaniko runs
+ * as the last init container writing {@link KANIKO_DIGEST_FILE}; this container starts only after
+ * kaniko exited 0, so the file then holds the final image's digest. A failed kaniko leaves its
+ * own termination log empty, and its log tail becomes the message.
+ *
+ * Only a bare `sha256:<64 hex>` is reported; anything else is reported as nothing (the hook then
+ * falls back to the immutable tag), never as a wrong digest.
+ */
+export const DIGEST_REPORT_SCRIPT = [
+  "set -eu",
+  `digest="$(cat ${KANIKO_DIGEST_FILE} 2>/dev/null || true)"`,
+  'if [ "${#digest}" -eq 71 ] && printf \'%s\\n\' "$digest" | grep -qx \'sha256:[0-9a-f]\\{64\\}\'; then',
+  `  printf '%s' "$digest" > ${TERMINATION_LOG}`,
+  "else",
+  `  echo "kaniko wrote no image digest to ${KANIKO_DIGEST_FILE}" >&2`,
+  "fi",
 ].join("\n");
 
 /** What {@link buildJob} needs. */
@@ -194,7 +226,7 @@ function prepareContainer(spec: NormalizedSpec, options: CIBuildOptions): Record
 function kanikoContainer(spec: NormalizedSpec, buildHash: string, options: CIBuildOptions): Record<string, unknown> {
   const args = [`--context=dir://${CONTEXT}`, `--dockerfile=${CONTEXT}/${spec.build.dockerfile}`];
   for (const d of destinations(spec, buildHash)) args.push(`--destination=${d}`);
-  args.push(`--digest-file=${TERMINATION_LOG}`);
+  args.push(`--digest-file=${KANIKO_DIGEST_FILE}`);
   for (const a of spec.build.buildArgs) args.push(`--build-arg=${a.name}=${a.value}`);
   if (spec.build.target !== undefined) args.push(`--target=${spec.build.target}`);
   if (spec.build.cache.enabled) {
@@ -218,6 +250,17 @@ function kanikoContainer(spec: NormalizedSpec, buildHash: string, options: CIBui
   };
   if (spec.build.resources) container.resources = spec.build.resources;
   return container;
+}
+
+function digestContainer(options: CIBuildOptions): Record<string, unknown> {
+  return {
+    name: DIGEST_CONTAINER,
+    image: options.prepareImage,
+    command: ["sh", "-c", DIGEST_REPORT_SCRIPT],
+    securityContext: restricted(GIT_SYNC_UID),
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: [{ name: "workspace", mountPath: WORKSPACE, readOnly: true }],
+  };
 }
 
 function buildkitContainer(spec: NormalizedSpec, buildHash: string, options: CIBuildOptions): Record<string, unknown> {
@@ -296,14 +339,20 @@ export function buildJob(input: BuildJobInput): KubeObject {
     });
   }
   if (spec.build.strategy === "buildkit") volumes.push({ name: "buildkitd", emptyDir: {} });
-  const build = spec.build.strategy === "buildkit" ? buildkitContainer(spec, buildHash, options) : kanikoContainer(spec, buildHash, options);
+  const steps = [gitSyncContainer(spec, options), prepareContainer(spec, options)];
+  // kaniko is an init container so that `digest` runs only after it exited 0 (see DIGEST_REPORT_SCRIPT);
+  // the BuildKit wrapper has a shell and reports its own digest after a successful build.
+  const [initContainers, containers] =
+    spec.build.strategy === "buildkit"
+      ? [steps, [buildkitContainer(spec, buildHash, options)]]
+      : [[...steps, kanikoContainer(spec, buildHash, options)], [digestContainer(options)]];
   const podSpec: Record<string, unknown> = {
     restartPolicy: "Never",
     automountServiceAccountToken: false,
     enableServiceLinks: false,
     securityContext: { fsGroup: GIT_SYNC_UID },
-    initContainers: [gitSyncContainer(spec, options), prepareContainer(spec, options)],
-    containers: [build],
+    initContainers,
+    containers,
     volumes,
   };
   if (spec.build.serviceAccountName) podSpec.serviceAccountName = spec.build.serviceAccountName;

@@ -8,7 +8,7 @@ import { join } from "node:path";
 import { PREPARE_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
 import { isDns1123Label, isLabelValue } from "../../../src/kube/names.ts";
 import { assertValidKubeObject } from "../../helpers/k8s-schema.ts";
-import { DIGEST, SEED_SPECS, SHA, buildPod, childOf, jobStatus, lifecycle, observe, parent, request, sync } from "./world.ts";
+import { DIGEST, SEED_SPECS, SHA, buildPod, builtOutcomes, childOf, jobStatus, lifecycle, observe, parent, request, sync } from "./world.ts";
 
 const go = SEED_SPECS["build-go"]!;
 const fresh = (spec: Record<string, unknown>, name = "build-go") => sync(request({ parent: parent(spec, { name }) }), "2026-03-02T10:00:05Z");
@@ -237,18 +237,32 @@ test("B9: every derived name and label value of a 60+ character CIBuild is a DNS
 test("only Pods the build Job controls are read: a Pod with a copied job-name label cannot choose the digest", () => {
   const job = childOf(fresh(go), "Job")!;
   const done = observe(job, "2026-03-02T10:00:06Z", jobStatus("complete", "2026-03-02T10:00:06Z", "2026-03-02T10:04:30Z"));
-  const real = buildPod(job, "real1", "2026-03-02T10:00:07Z", { "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } });
+  const real = buildPod(job, "real1", "2026-03-02T10:00:07Z", builtOutcomes(job, SHA, DIGEST));
   const forged = structuredClone(real) as any;
   forged.metadata.name = `${job.metadata.name}-zzzzz`;
   forged.metadata.creationTimestamp = "2026-03-02T10:00:09Z"; // newer: would win if it were read
   forged.metadata.ownerReferences = [{ apiVersion: "v1", kind: "ReplicaSet", name: "evil", uid: "e0000000-0000-4000-8000-000000000000", controller: true }];
   const evil = "sha256:" + "e".repeat(64);
   forged.status.containerStatuses = forged.status.containerStatuses.map((c: any) =>
-    c.name === "build" ? { ...c, state: { terminated: { ...c.state.terminated, message: evil } } } : c,
+    c.name === "digest" ? { ...c, state: { terminated: { ...c.state.terminated, message: evil } } } : c,
   );
   const r = sync(request({ parent: parent(go), jobs: [done], pods: [real, forged] }), "2026-03-02T10:04:31Z");
   assert.equal((r.status.currentBuild as any).digest, DIGEST);
   const image = (childOf(r, "Deployment") as any).spec.template.spec.containers[0].image;
   assert.ok(image.endsWith(`@${DIGEST}`), image);
   assert.ok(!JSON.stringify(r).includes(evil));
+});
+
+test("a kaniko Job created before the digest step (kaniko as the main container) still reports its digest", () => {
+  const job = childOf(fresh(go), "Job")! as any;
+  const old = structuredClone(job);
+  const pod = old.spec.template.spec;
+  const kaniko = pod.initContainers.pop();
+  kaniko.args = kaniko.args.map((a: string) => (a.startsWith("--digest-file=") ? "--digest-file=/dev/termination-log" : a));
+  pod.containers = [kaniko];
+  const done = observe(old, "2026-03-02T10:00:06Z", jobStatus("complete", "2026-03-02T10:00:06Z", "2026-03-02T10:04:30Z"));
+  const p = buildPod(old, "old1", "2026-03-02T10:00:07Z", { "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } });
+  const r = sync(request({ parent: parent(go), jobs: [done], pods: [p] }), "2026-03-02T10:04:31Z");
+  assert.equal((r.status.currentBuild as any).digest, DIGEST);
+  assert.ok((childOf(r, "Deployment") as any).spec.template.spec.containers[0].image.endsWith(`@${DIGEST}`));
 });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { isDns1123Label, isLabelValue } from "../../../src/kube/names.ts";
 import { assertValidKubeObject } from "../../helpers/k8s-schema.ts";
-import { DIGEST, SEED_SPECS, SHA, buildPod, childOf, deploymentStatus, jobStatus, observe, parent, request, sync, type JobPhase } from "./world.ts";
+import { DIGEST, SEED_SPECS, SHA, buildPod, builtOutcomes, childOf, deploymentStatus, jobStatus, observe, parent, request, sync, type JobPhase } from "./world.ts";
 
 const go = SEED_SPECS["build-go"]!;
 
@@ -54,7 +54,7 @@ function buildRequest(w: fc.Arbitrary<any> extends fc.Arbitrary<infer T> ? T : n
     return observe(job, `2026-02-${day}T01:00:00Z`, jobStatus(h.phase, `2026-02-${day}T01:00:00Z`, `2026-02-${day}T01:10:00Z`));
   }).filter(Boolean);
   const unique = jobs.filter((j: any, i: number) => jobs.findIndex((k: any) => k.metadata.name === j.metadata.name) === i);
-  const pods = unique.map((j: any, i: number) => buildPod(j, `p${i}`, "2026-02-01T01:00:01Z", { "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } }));
+  const pods = unique.map((j: any, i: number) => buildPod(j, `p${i}`, "2026-02-01T01:00:01Z", builtOutcomes(j, SHA, DIGEST)));
   const deployments: any[] = [];
   if (w.withDeployment) {
     const d = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: `deploy-${w.name}`.slice(0, 63).replace(/[.-]+$/, ""), annotations: { "cicd.cicd.com/build-hash": "0000000000" } }, spec: { replicas: 1, selector: { matchLabels: { app: "x" } }, template: { metadata: { labels: { app: "x" } }, spec: { containers: [{ name: "app", image: `r.example/a@${DIGEST}` }] } } } };
@@ -220,7 +220,8 @@ test("property: build.target reaches kaniko's comma-separated --target as exactl
         return;
       }
       if (!job) return; // other target problems (empty, whitespace) are refused too
-      const args: string[] = job.spec.template.spec.containers.find((c: any) => c.name === "build").args;
+      const pod = job.spec.template.spec;
+      const args: string[] = [...pod.initContainers, ...pod.containers].find((c: any) => c.name === "build").args;
       const prefix = strategy === "kaniko" ? "--target=" : "--opt=target=";
       assert.deepStrictEqual(args.filter((a) => a.startsWith(prefix)), [`${prefix}${t}`]);
       assert.doesNotMatch(t, /[,"']/);

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { loadGoldenCases } from "../../helpers/golden.ts";
 import { runHook } from "../../../src/metacontroller/run-hook.ts";
 import { ciBuildController } from "../../../src/controllers/cibuild/index.ts";
-import { BUILDKIT_WRAPPER_SCRIPT, PREPARE_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
+import { BUILDKIT_WRAPPER_SCRIPT, DIGEST_REPORT_SCRIPT, PREPARE_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
 import { summarizeTerminationMessage } from "../../../src/controllers/cibuild/build-state.ts";
 import { OPTIONS, SEED_SPECS, childOf, lifecycle, parent, request, sync } from "./world.ts";
 
@@ -100,8 +100,8 @@ test("user values reach containers only as whole argv elements or env values", (
     assert.equal(r.status.phase, "Pending", JSON.stringify(r.status.conditions));
     const pod = (childOf(r, "Job") as any).spec.template.spec;
     const scripts = [...pod.initContainers, ...pod.containers].flatMap((c: any) => (c.command?.[0] === "sh" ? [c.command[2]] : []));
-    assert.deepStrictEqual(scripts.sort(), (strategy === "buildkit" ? [BUILDKIT_WRAPPER_SCRIPT, PREPARE_SCRIPT] : [PREPARE_SCRIPT]).sort());
-    const build = pod.containers[0];
+    assert.deepStrictEqual(scripts.sort(), (strategy === "buildkit" ? [BUILDKIT_WRAPPER_SCRIPT, PREPARE_SCRIPT] : [DIGEST_REPORT_SCRIPT, PREPARE_SCRIPT]).sort());
+    const build = [...pod.initContainers, ...pod.containers].find((c: any) => c.name === "build");
     const argv: string[] = build.args;
     assert.ok(argv.includes(strategy === "kaniko" ? `--build-arg=ARG=${hostile}` : `--opt=build-arg:ARG=${hostile}`));
     const prepare = pod.initContainers[1];
