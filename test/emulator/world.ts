@@ -3,9 +3,10 @@
  * start, then Complete or Failed after a chosen time, with container termination messages) and
  * the Deployment controller (becomes available after a delay).
  *
- * Build Pods follow the CIBuild contract (cibuild-api.md §3.4, §7.5): init containers `git-sync`
- * and `prepare`, main container `build`; `prepare` writes the commit SHA and `build` (kaniko's
- * `--digest-file=/dev/termination-log`) writes `sha256:<64 hex>` as termination messages.
+ * Build Pods follow the build Job's containers: init containers `git-sync` and `prepare`, then
+ * kaniko's init container `build` and main container `digest`, or BuildKit's main container
+ * `build`; `prepare` writes the commit SHA and the digest reporter (`digest`, or BuildKit's
+ * `build`) writes `sha256:<64 hex>` as termination messages.
  *
  * @packageDocumentation
  */

@@ -50,7 +50,8 @@ export const KANIKO_DIGEST_FILE = `${WORKSPACE}/image-digest`;
  * prefixes match literally, so a path with glob characters cannot widen the check.
  *
  * On success the termination message is the commit SHA only: git-sync v4's link points at
- * `.worktrees/<sha>`, so its basename is the commit.
+ * `.worktrees/<sha>` (relative; kubernetes/git-sync main.go `worktreeFor`), so its basename is the
+ * commit.
  */
 export const PREPARE_SCRIPT = [
   "set -eu",
@@ -174,7 +175,9 @@ const restricted = (uid: number) => ({
 
 function gitSyncContainer(spec: NormalizedSpec, options: CIBuildOptions): Record<string, unknown> {
   const git = spec.git;
-  // Only git-sync v4 flags, one argv element each (case B4: no GIT_SYNC_* env, no v3 flags).
+  // Only git-sync v4 flags, one argv element each (case B4: no GIT_SYNC_* env, no v3 flags); each
+  // is a pflag of kubernetes/git-sync main.go (v4.7), and GITSYNC_USERNAME is the env default of
+  // --username there.
   const args = [
     `--repo=${git.url}`,
     `--ref=${git.revision || "HEAD"}`,
@@ -228,8 +231,11 @@ function kanikoContainer(spec: NormalizedSpec, buildHash: string, options: CIBui
   for (const d of destinations(spec, buildHash)) args.push(`--destination=${d}`);
   args.push(`--digest-file=${KANIKO_DIGEST_FILE}`);
   for (const a of spec.build.buildArgs) args.push(`--build-arg=${a.name}=${a.value}`);
+  // kaniko's --target is a CSV list (pflag StringSlice); validation keeps commas and quotes out.
   if (spec.build.target !== undefined) args.push(`--target=${spec.build.target}`);
   if (spec.build.cache.enabled) {
+    // kaniko's --insecure also covers the cache: lookups (pkg/cache/cache.go) and cache pushes
+    // (pkg/executor/push.go pushLayerToCache copies the options).
     args.push("--cache=true");
     if (spec.build.cache.repo) args.push(`--cache-repo=${spec.build.cache.repo}`);
   }
