@@ -3,10 +3,10 @@
  * behave as the real ones do (what they write, and when). The scripts' fixed paths are rewritten
  * to a temp dir only here.
  */
-import { test } from "node:test";
+import { after, test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdtempSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdtempSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUILDKIT_METADATA_FILE, BUILDKIT_WRAPPER_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
@@ -28,8 +28,14 @@ function writeLikeBuildctl(response: Record<string, unknown>): string {
   return JSON.stringify(sorted, null, 2);
 }
 
+const sandboxes: string[] = [];
+after(() => {
+  for (const dir of sandboxes) rmSync(dir, { recursive: true, force: true });
+});
+
 function sandbox(): { root: string; bin: string; termination: string } {
   const root = mkdtempSync(join(tmpdir(), "cibuild-step-"));
+  sandboxes.push(root);
   const bin = join(root, "bin");
   mkdirSync(bin);
   return { root, bin, termination: join(root, "termination-log") };

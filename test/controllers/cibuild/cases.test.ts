@@ -2,9 +2,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, readdirSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, readdirSync, readFileSync, existsSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { PREPARE_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
 import { isDns1123Label, isLabelValue } from "../../../src/kube/names.ts";
 import { assertValidKubeObject } from "../../helpers/k8s-schema.ts";
@@ -129,6 +130,36 @@ test("prepare never follows a symlink out of the checkout: context dir or Docker
   assert.deepStrictEqual(readdirSync(join(inside.root, "context")).sort(), ["Dockerfile", "Dockerfile.link"]);
   const root = runPrepare({ Dockerfile: "FROM scratch\n" }, ".", "Dockerfile");
   assert.equal(root.exitCode, 0, root.message);
+});
+
+test("property: whatever symlinks a repository commits, prepare copies a context only from inside the checkout", { skip: !hasSh() }, () => {
+  const segment = fc.constantFrom("..", ".", "app1", "lib", "/etc", "/", "loop", "nowhere");
+  const target = fc.array(segment, { minLength: 1, maxLength: 5 }).map((parts) => parts.join("/").replace(/^\/+/, "/").replace(/\/{2,}/g, "/"));
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.constantFrom("app1", "./app1", "lib/../app1", "."), target),
+      fc.oneof(fc.constantFrom("Dockerfile", "./Dockerfile", "../app1/Dockerfile", "../lib/x"), target),
+      fc.constantFrom("ctx", "ctx/app1", "app1"),
+      (ctxTarget, dfTarget, contextDir) => {
+        const files = { "app1/Dockerfile": "FROM scratch\n", "lib/x": "x" };
+        const links = { ctx: ctxTarget, "app1/Dockerfile.link": dfTarget, loop: "loop" };
+        const run = runPrepare(files, contextDir, "Dockerfile.link", links);
+        const worktree = realpathSync(join(run.root, "src", ".worktrees", SHA));
+        if (run.exitCode === 0) {
+          // Only when both resolve inside: the context inside the checkout, the Dockerfile inside the context.
+          const ctx = realpathSync(join(worktree, contextDir));
+          assert.ok(`${ctx}/`.startsWith(`${worktree}/`), `${contextDir} → ${ctx}`);
+          assert.ok(realpathSync(join(ctx, "Dockerfile.link")).startsWith(`${ctx}/`));
+        } else {
+          assert.ok(run.exitCode === 2 || run.exitCode === 3, `exit ${run.exitCode}: ${run.message}`);
+          assert.match(run.message, run.exitCode === 2 ? /^ContextDirNotFound: / : /^DockerfileNotFound: /);
+          assert.equal(existsSync(join(run.root, "context")), false, "nothing copied");
+        }
+        rmSync(run.root, { recursive: true, force: true });
+      },
+    ),
+    { numRuns: 40 },
+  );
 });
 
 test("B3: no branch means the remote's default branch (--ref=HEAD), never master", () => {
