@@ -230,8 +230,9 @@ const newestFirst = (a: ObservedProbe, b: ObservedProbe) => b.slotStart - a.slot
  * Which probe Jobs to keep and whether to start one: at most the newest answered probe and one
  * running probe are kept; a new probe starts when the current slot has none and none runs.
  *
- * @param active - poll now (false while suspended or without `triggers.poll`: no new probe, and
- *   only the newest answered probe is kept so its answer stays readable)
+ * @param active - poll now (false while suspended or without `triggers.poll`: no new probe; while
+ *   suspended only the newest answered probe is kept so its answer stays readable, without
+ *   `triggers.poll` none)
  */
 export function planProbes(input: {
   probes: ObservedProbe[];
@@ -249,7 +250,8 @@ export function planProbes(input: {
   const latest = answered[0];
   const running = current.find((p) => !answered.includes(p));
   const keep = new Set<ObservedProbe>();
-  if (latest) keep.add(latest);
+  // Without `triggers.poll` no probe is kept: status.latestCommit already remembers the answer.
+  if (latest && input.spec.triggers?.pollIntervalSeconds !== undefined) keep.add(latest);
   if (running && input.active) keep.add(running);
   const plan: ProbePlan = { children: [], dropped: [] };
   if (latest) plan.latest = latest;

@@ -189,3 +189,14 @@ test("a failing probe says why in UpToDate (PollFailed with git's error) and bui
   assert.match(up.message, /could not read Username/);
   assert.equal(res.children.filter((c) => c.kind === "Job").length, 1, "only the probe; no build");
 });
+
+test("switching from poll to push only deletes the probe Jobs (the answer stays in status.latestCommit)", async () => {
+  const { readFileSync } = await import("node:fs");
+  const req = JSON.parse(readFileSync("test/fixtures/cibuild/triggers-poll-answered/request.json", "utf8"));
+  const first = sync(structuredClone(req), "2026-03-02T10:00:10Z");
+  req.parent.spec = { ...req.parent.spec, triggers: { push: { secretRef: { name: "cibuild-webhook" } } } };
+  req.parent.status = first.status;
+  const res = sync(req, "2026-03-02T10:00:20Z");
+  assert.deepEqual(res.children.filter((c) => c.kind === "Job" && c.metadata.labels?.["cicd.cicd.com/probe"]), []);
+  assert.equal((res.status as any).latestCommit.sha, SHA, "the polled commit is remembered");
+});
