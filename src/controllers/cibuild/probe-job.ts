@@ -123,6 +123,8 @@ export function probeJob(input: ProbeJobInput): KubeObject {
       runAsNonRoot: true,
       allowPrivilegeEscalation: false,
       capabilities: { drop: ["ALL"] },
+      // Beyond the git step: the probe also fits Pod Security "restricted".
+      seccompProfile: { type: "RuntimeDefault" },
     },
     resources: { requests: { cpu: "10m", memory: "32Mi" }, limits: { memory: "128Mi" } },
     terminationMessagePolicy: "FallbackToLogsOnError",
