@@ -200,3 +200,20 @@ test("GitHub's form-encoded deliveries and annotated tags (the commit, not the t
   const branch = readPush("github", { ...githubPush(), head_commit: { id: tagObject } });
   assert.ok(!("ignored" in branch) && branch.sha === SHA, "a branch push records after");
 });
+
+test("secrets never reach the log: the GitLab token and the signature are not logged", async () => {
+  const { pino } = await import("pino");
+  const lines: string[] = [];
+  const logger = pino({ level: "trace" }, { write: (l: string) => void lines.push(l) });
+  const logged = createReceiverApp({ kube: await loadReceiverKube(api.writeKubeconfig()), logger, clock: () => NOW });
+  const glBody = JSON.stringify({ ref: "refs/heads/main", after: SHA, project: { git_http_url: "https://gitlab.example.com/acme/api.git", default_branch: "main" } });
+  for (const token of [SECRET_A, "wrong-token-value"]) {
+    await request(logged).post("/push/team-a").set({ "X-Gitlab-Event": "Push Hook", "X-Gitlab-Event-UUID": delivery(), "X-Gitlab-Token": token }).set("Content-Type", "application/json").send(glBody);
+  }
+  const body = JSON.stringify(githubPush());
+  const sig = sign(SECRET_A, body);
+  await request(logged).post("/push/team-a").set({ "X-GitHub-Event": "push", "X-GitHub-Delivery": delivery(), "X-Hub-Signature-256": sig }).set("Content-Type", "application/json").send(body);
+  const text = lines.join("");
+  assert.ok(lines.length >= 3, "the deliveries were logged");
+  for (const secret of [SECRET_A, "wrong-token-value", sig.slice(7)]) assert.ok(!text.includes(secret), `${secret.slice(0, 6)}… not in the log`);
+});

@@ -3,8 +3,9 @@
  * observed Jobs / Deployment / Service and the related build Pods, it returns the complete desired
  * children and the whole status.
  *
- * Path through one call: validate the spec → hash → classify Jobs → fold the current build →
- * choose the deployed image → retention → status.
+ * Path through one call: validate the spec → triggers (poll probes, the latest seen commit, the
+ * build it needs) → hash → classify Jobs → fold the current build → choose the deployed image →
+ * retention → status.
  *
  * @packageDocumentation
  */
