@@ -1,8 +1,8 @@
 /**
  * Renders the files under `metacontroller/`: one CRD and one CompositeController per kind, and a
  * kustomization so `kubectl apply -k metacontroller/` installs them. It also renders the Helm
- * chart's generated files (`charts/metahooks/crds/` and the CompositeController specs the chart's
- * template fills in). `npm run generate` writes them; tests render them again in memory and fail
+ * chart's generated files (`charts/metahooks/files/crds/` and the CompositeController specs the
+ * chart's templates fill in). `npm run generate` writes them; tests render them again in memory and fail
  * on drift.
  *
  * @packageDocumentation
@@ -77,10 +77,13 @@ export const CHART_DIR = "charts/metahooks";
 /** Where, inside the chart, the generated CompositeController specs live (read by `.Files.Get`). */
 export const CHART_CONTROLLERS_DIR = "files/compositecontrollers";
 
+/** Where, inside the chart, the generated CRDs live (read by `templates/crds.yaml`). */
+export const CHART_CRDS_DIR = "files/crds";
+
 /**
  * The Helm chart's generated files, as `path relative to the chart → content`:
- * - `crds/<crd>.yaml`: byte-identical copies of `metacontroller/crds/` (Helm installs `crds/`
- *   before the templates, and never upgrades or deletes them);
+ * - `files/crds/<crd>.yaml`: byte-identical copies of `metacontroller/crds/`, rendered by
+ *   `templates/crds.yaml` (templates, not Helm's `crds/` directory, which Helm never upgrades);
  * - `files/compositecontrollers/<kind>.yaml`: each kind's CompositeController with hook URLs that
  *   are only the path (`/sync/cronjob`). `templates/compositecontrollers.yaml` prefixes them with
  *   the chart's own Service URL and applies the hook values (timeout, version, auth, TLS), so the
@@ -89,7 +92,7 @@ export const CHART_CONTROLLERS_DIR = "files/compositecontrollers";
 export function renderChartFiles(): Map<string, string> {
   const files = new Map<string, string>();
   for (const [path, content] of renderManifests()) {
-    if (path.startsWith("crds/")) files.set(path, content);
+    if (path.startsWith("crds/")) files.set(`${CHART_CRDS_DIR}/${path.slice("crds/".length)}`, content);
   }
   for (const def of controllers) {
     const controller = def.compositeController(PLACEHOLDER_BASE_URL) as { spec?: { hooks?: Record<string, HookSpec> } };
