@@ -12,7 +12,7 @@
  * hand can make a test pass. helm runs with its homes in a temp dir and with proxies pointing at a
  * closed port, so any network access fails instead of succeeding on one machine.
  */
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -77,31 +77,50 @@ export interface HelmResult {
   stderr: string;
 }
 
+/** The environment helm runs with: temp homes, and every proxy at a closed port. */
+function helmEnv(): NodeJS.ProcessEnv {
+  helmHome ??= mkdtempSync(join(tmpdir(), "metahooks-helm-home-"));
+  // Port 9 (discard) on loopback is closed: a download attempt fails fast instead of reaching
+  // the network on machines that have one. Go never proxies loopback, so a test's fake
+  // apiserver on 127.0.0.1 is still reached.
+  const noNetwork = "http://127.0.0.1:9";
+  return {
+    PATH: process.env.PATH ?? "",
+    HELM_CACHE_HOME: join(helmHome, "cache"),
+    HELM_CONFIG_HOME: join(helmHome, "config"),
+    HELM_DATA_HOME: join(helmHome, "data"),
+    HTTP_PROXY: noNetwork,
+    HTTPS_PROXY: noNetwork,
+    http_proxy: noNetwork,
+    https_proxy: noNetwork,
+    NO_PROXY: "",
+  };
+}
+
 /**
  * Runs `helm <args>` with its cache/config/data homes in a temp dir (never touches `$HOME`).
  * Never throws on a non-zero exit; assert on `status`.
  */
 export function runHelm(args: string[]): HelmResult {
-  helmHome ??= mkdtempSync(join(tmpdir(), "metahooks-helm-home-"));
-  // Port 9 (discard) on loopback is closed: a download attempt fails fast instead of reaching
-  // the network on machines that have one.
-  const noNetwork = "http://127.0.0.1:9";
-  const result = spawnSync(helmBinary(), args, {
-    encoding: "utf8",
-    env: {
-      PATH: process.env.PATH ?? "",
-      HELM_CACHE_HOME: join(helmHome, "cache"),
-      HELM_CONFIG_HOME: join(helmHome, "config"),
-      HELM_DATA_HOME: join(helmHome, "data"),
-      HTTP_PROXY: noNetwork,
-      HTTPS_PROXY: noNetwork,
-      http_proxy: noNetwork,
-      https_proxy: noNetwork,
-      NO_PROXY: "",
-    },
-  });
+  const result = spawnSync(helmBinary(), args, { encoding: "utf8", env: helmEnv() });
   if (result.error) throw result.error;
   return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
+}
+
+/**
+ * {@link runHelm} without blocking the event loop, for tests whose helm talks to a server in
+ * the same process.
+ */
+export function runHelmAsync(args: string[]): Promise<HelmResult> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(helmBinary(), args, { env: helmEnv() });
+    let stdout = "";
+    let stderr = "";
+    child.stdout.setEncoding("utf8").on("data", (d: string) => (stdout += d));
+    child.stderr.setEncoding("utf8").on("data", (d: string) => (stderr += d));
+    child.on("error", reject);
+    child.on("close", (code) => resolvePromise({ status: code ?? 1, stdout, stderr }));
+  });
 }
 
 let stagedChart: string | undefined;
