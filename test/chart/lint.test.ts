@@ -110,6 +110,11 @@ test("a fresh clone lints and renders with no network and no downloaded or stubb
   const lint = lintChart({}, chart);
   assert.equal(lint.status, 0, lint.stdout + lint.stderr);
   assert.doesNotMatch(lint.stdout, /\[(WARNING|ERROR)\]/);
+  // As a user types it, without any value: lint logs the missing image.repository but passes
+  // (only rendering for an install must stop on it).
+  const plain = runHelm(["lint", "--strict", chart]);
+  assert.equal(plain.status, 0, plain.stdout + plain.stderr);
+  assert.match(plain.stderr, /image\.repository is required/);
   const rendered = runHelm(["template", "rel", chart, "--namespace", "hooks", "--set", `image.repository=${TEST_IMAGE_REPOSITORY}`]);
   assert.equal(rendered.status, 0, rendered.stderr);
   assert.match(rendered.stdout, /kind: CompositeController/);
