@@ -86,6 +86,9 @@ function helmEnv(): NodeJS.ProcessEnv {
   const noNetwork = "http://127.0.0.1:9";
   return {
     PATH: process.env.PATH ?? "",
+    // A kube client (helm --dry-run=server) caches discovery under $HOME/.kube; keep it out of
+    // the repository and the user's home.
+    HOME: helmHome,
     HELM_CACHE_HOME: join(helmHome, "cache"),
     HELM_CONFIG_HOME: join(helmHome, "config"),
     HELM_DATA_HOME: join(helmHome, "data"),
