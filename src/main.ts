@@ -7,7 +7,6 @@ import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { runHookCommand, parseNow } from "./cli/hook-command.ts";
 import { serve } from "./server.ts";
-import { startAdmissionFromEnv } from "./admission/server.ts";
 import { controllers } from "./controllers/registry.ts";
 import { CIBUILD_IMAGE_ENV, DEFAULT_CIBUILD_OPTIONS } from "./controllers/cibuild/options.ts";
 
@@ -83,11 +82,9 @@ async function main(argv: string[]): Promise<number> {
   if (command === "serve") {
     const env = { ...process.env };
     if (values.port !== undefined) env.PORT = values.port;
-    // The HTTPS admission webhooks (when ADMISSION_TLS_CERT_FILE/ADMISSION_TLS_KEY_FILE are set)
-    // start first: if they cannot (port taken, key not matching the certificate) the process
-    // exits before anything reports Ready. A pod that is Ready without its admission listener
-    // would make a failurePolicy=Fail webhook reject every CronJob and CIBuild write.
-    await startAdmissionFromEnv(env);
+    // serve also starts the HTTPS admission webhooks when ADMISSION_TLS_CERT_FILE and
+    // ADMISSION_TLS_KEY_FILE are set (first, so a failure exits before anything is Ready) and
+    // drains them with the hook listener on SIGTERM.
     await serve(env);
     return 0;
   }
