@@ -4,8 +4,8 @@
  * @packageDocumentation
  */
 import { parseArgs } from "node:util";
-import { readFileSync } from "node:fs";
-import { runHookCommand, parseNow } from "./cli/hook-command.ts";
+import { runHookCommand, parseNow, readBounded } from "./cli/hook-command.ts";
+import { readBodyLimitBytes } from "./config.ts";
 import { serve } from "./server.ts";
 import { controllers } from "./controllers/registry.ts";
 import { CIBUILD_IMAGE_ENV, DEFAULT_CIBUILD_OPTIONS } from "./controllers/cibuild/options.ts";
@@ -74,10 +74,15 @@ async function main(argv: string[]): Promise<number> {
       port: { type: "string" },
     },
   });
-  const [command, kind] = positionals;
+  const [command, kind, ...extra] = positionals;
   if (values.help || command === undefined || command === "help") {
     process.stdout.write(HELP);
     return values.help || command === "help" ? 0 : 1;
+  }
+  if (extra.length > 0 || (command === "serve" && kind !== undefined)) {
+    const unexpected = command === "serve" ? [kind, ...extra] : extra;
+    process.stderr.write(`metahooks ${command}: unexpected argument ${JSON.stringify(unexpected[0])}\n\n${HELP}`);
+    return 1;
   }
   if (command === "serve") {
     const env = { ...process.env };
@@ -94,8 +99,9 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     const now = parseNow(values.now, () => new Date());
-    const input = readFileSync(0, "utf8");
-    const outcome = runHookCommand(command, kind, input, now, process.env);
+    // The same limit as the HTTP route (BODY_LIMIT_BYTES); stdin is read no further than that.
+    const limitBytes = readBodyLimitBytes(process.env);
+    const outcome = runHookCommand(command, kind, readBounded(0, limitBytes), now, process.env, limitBytes);
     process.stdout.write(outcome.stdout);
     process.stderr.write(outcome.stderr);
     return outcome.exitCode;
