@@ -30,7 +30,8 @@ export interface ServiceConfig {
    * Bytes of request bodies held at once by all listeners (hook and admission); a body that would
    * go past it answers 429 with `Retry-After: 1`, checked against its Content-Length on arrival and
    * chunk by chunk while it streams. At least `bodyLimitBytes`. Env `MAX_INFLIGHT_BYTES`.
-   * @default 4 × bodyLimitBytes (32 MiB)
+   * @default 2 × bodyLimitBytes (16 MiB): two bodies at the limit, parsed one after the other
+   *   (hooks are synchronous), keep the CPU busy without queueing calls past their time budget
    */
   maxInflightBytes: number;
   /**
@@ -139,7 +140,7 @@ export function loadServiceConfig(env: Env): ServiceConfig {
     shutdownDelaySeconds: intFrom(env, "SHUTDOWN_DELAY_SECONDS", 0, 0, 3600),
     fileWatchIntervalMs: 2000,
   };
-  config.maxInflightBytes = intFrom(env, "MAX_INFLIGHT_BYTES", 4 * config.bodyLimitBytes, 1024, 16 * 1024 * 1024 * 1024);
+  config.maxInflightBytes = intFrom(env, "MAX_INFLIGHT_BYTES", 2 * config.bodyLimitBytes, 1024, 16 * 1024 * 1024 * 1024);
   if (config.maxInflightBytes < config.bodyLimitBytes) {
     throw new Error(`MAX_INFLIGHT_BYTES (${config.maxInflightBytes}) must be at least BODY_LIMIT_BYTES (${config.bodyLimitBytes}): a body at the limit could never be read`);
   }

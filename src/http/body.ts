@@ -167,8 +167,11 @@ export function readJsonBody(req: IncomingMessage, limits: BodyLimits, onReserve
       if (settled) return;
       settled = true;
       cleanup();
+      const bytes = Buffer.concat(chunks, bodyBytes);
+      // The chunks are garbage from here on; without this they would live as long as the parse.
+      chunks.length = 0;
       try {
-        resolve(parseJsonBody(Buffer.concat(chunks, bodyBytes), limitBytes));
+        resolve(parseJsonBody(bytes, limitBytes));
       } catch (err) {
         reject(err);
       }

@@ -194,7 +194,7 @@ test("BODY_LIMIT_BYTES, MAX_INFLIGHT_BYTES and REQUEST_TIMEOUT_MS are validated 
   }
   assert.equal(loadAdmissionConfig({ ...tls, BODY_LIMIT_BYTES: "2048" })?.bodyLimitBytes, 2048);
   assert.throws(() => loadServiceConfig({ BODY_LIMIT_BYTES: "4096", MAX_INFLIGHT_BYTES: "2048" }), /MAX_INFLIGHT_BYTES .* at least BODY_LIMIT_BYTES/);
-  assert.equal(loadServiceConfig({}).maxInflightBytes, 32 * 1024 * 1024);
+  assert.equal(loadServiceConfig({}).maxInflightBytes, 16 * 1024 * 1024);
   assert.equal(loadServiceConfig({}).requestTimeoutMs, 30_000);
   assert.throws(() => loadServiceConfig({ REQUEST_TIMEOUT_MS: "10" }), /REQUEST_TIMEOUT_MS/);
   assert.throws(() => loadAdmissionConfig({ ...tls, REQUEST_TIMEOUT_MS: "x" }), /REQUEST_TIMEOUT_MS/);
