@@ -77,7 +77,7 @@ export function createAdmissionApp(options: {
   controllers: ConfiguredController[];
   logger: Logger;
   bodyLimitBytes?: number;
-  /** Shared with the hook app in `serve`. @default 4 × the body limit for this app alone */
+  /** Shared with the hook app in `serve`. @default 2 × the body limit for this app alone (as MAX_INFLIGHT_BYTES) */
   bodyBudget?: ByteBudget;
   isDraining?: () => boolean;
 }): express.Express {
@@ -86,7 +86,7 @@ export function createAdmissionApp(options: {
     logger: options.logger,
     quietPaths: ["/healthz"],
     ...(options.isDraining ? { isDraining: options.isDraining } : {}),
-    body: { limitBytes, budget: options.bodyBudget ?? new ByteBudget(4 * limitBytes) },
+    body: { limitBytes, budget: options.bodyBudget ?? new ByteBudget(2 * limitBytes) },
     mount(app, readJson) {
       app.get("/healthz", (_req, res) => {
         res.json({ status: "ok" });

@@ -29,7 +29,7 @@ export interface AppOptions {
   bodyLimitBytes?: number;
   /**
    * Budget of request-body bytes in flight, shared with the admission listener; past it 429 with
-   * `Retry-After`. @default a budget of 4 × `bodyLimitBytes` for this app alone
+   * `Retry-After`. @default a budget of 2 × `bodyLimitBytes` for this app alone (as MAX_INFLIGHT_BYTES)
    */
   bodyBudget?: ByteBudget;
   /** The clock handed to hooks. @default the real clock */
@@ -80,7 +80,7 @@ export function createApp(options: AppOptions): express.Express {
   const maxConcurrent = options.maxConcurrentHooks ?? 32;
   const budgetMs = options.hookTimeBudgetMs ?? 5000;
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
-  const budget = options.bodyBudget ?? new ByteBudget(4 * bodyLimitBytes);
+  const budget = options.bodyBudget ?? new ByteBudget(2 * bodyLimitBytes);
   let inFlight = 0;
 
   /**
