@@ -199,3 +199,25 @@ test("BODY_LIMIT_BYTES, MAX_INFLIGHT_BYTES and REQUEST_TIMEOUT_MS are validated 
   assert.throws(() => loadServiceConfig({ REQUEST_TIMEOUT_MS: "10" }), /REQUEST_TIMEOUT_MS/);
   assert.throws(() => loadAdmissionConfig({ ...tls, REQUEST_TIMEOUT_MS: "x" }), /REQUEST_TIMEOUT_MS/);
 });
+
+test("REQUEST_TIMEOUT_MS: a client that never finishes its body is answered 408 and disconnected, on every listener", async () => {
+  const { createListenerServer } = await import("../../src/http/listener.ts");
+  for (const [name, app, path] of [
+    ["hook", hookApp({ hookTimeBudgetMs: 60_000 }), "/sync/cronjob"],
+    ["admission", admissionApp(), "/validate/cronjob"],
+  ] as const) {
+    const server = createListenerServer(app, { requestTimeoutMs: 1000, headersTimeoutMs: 1000 });
+    server.listen(0, "127.0.0.1");
+    await new Promise<void>((r) => server.once("listening", () => r()));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const started = Date.now();
+      const stalled = slowPost(url + path, SYNC);
+      const answer = await stalled.answer;
+      assert.equal(answer.status, 408, `${name}: ${answer.status}`);
+      assert.ok(Date.now() - started < 10_000, `${name}: took ${Date.now() - started} ms`);
+    } finally {
+      await stop(server);
+    }
+  }
+});
