@@ -1,0 +1,125 @@
+/**
+ * Installing the project the ways the README tells users to, on a real kube-apiserver with
+ * Metacontroller's real CRDs: `kubectl apply -k metacontroller/` and `helm install` of the chart
+ * with default values, with auth + TLS + hook v2, and with admission webhooks and a user-supplied
+ * CA. Every object must pass strict field validation (the apiserver rejects unknown fields instead
+ * of pruning them) and read back with every field it was sent with.
+ */
+import { test, before } from "node:test";
+import assert from "node:assert/strict";
+import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { parseAllDocuments } from "yaml";
+import { stageChart } from "../helpers/helm.ts";
+import { e2eSkipReason, getObject, kubeRequest, kubeconfigPath, type KubeObject } from "./helpers/kube.ts";
+import { installMetacontrollerCrds, missingOrChanged } from "./helpers/setup.ts";
+import { helm, kubectl, mustSucceed } from "./helpers/tools.ts";
+
+const skip = e2eSkipReason;
+
+function parseManifest(text: string): KubeObject[] {
+  return parseAllDocuments(text)
+    .map((d) => d.toJSON() as KubeObject | null)
+    .filter((d): d is KubeObject => d !== null && typeof d === "object" && "kind" in d);
+}
+
+/** Reads every object back and lists the fields the apiserver dropped or changed. */
+async function droppedFields(objects: KubeObject[], namespace?: string): Promise<string[]> {
+  const problems: string[] = [];
+  for (const obj of objects) {
+    const ns = obj.metadata.namespace ?? namespace;
+    const res = await getObject(obj.apiVersion, obj.kind, ns, obj.metadata.name!);
+    if (res.status !== 200) {
+      problems.push(`${obj.kind} ${obj.metadata.name}: not found (${res.status})`);
+      continue;
+    }
+    const { metadata: _m, ...content } = obj;
+    // Secrets written with stringData come back as data; everything else must be kept as sent.
+    if (obj.kind === "Secret") delete (content as Record<string, unknown>).stringData;
+    problems.push(...missingOrChanged(content, res.body).map((p) => `${obj.kind} ${obj.metadata.name}${p}`));
+  }
+  return problems;
+}
+
+/**
+ * Server-side apply of `objects` as a dry run with strict field validation: proves the apiserver
+ * knows every field (helm's own apply may prune unknown fields with only a warning).
+ */
+function strictDryRun(manifest: string, namespace: string): void {
+  const dir = mkdtempSync(join(kubeconfigPath(), "..", "manifest-"));
+  const file = join(dir, "manifest.yaml");
+  writeFileSync(file, manifest);
+  mustSucceed(
+    kubectl(["apply", "--server-side", "--force-conflicts", "--field-manager=metahooks-e2e-check", "--dry-run=server", "--validate=strict", "-n", namespace, "-f", file]),
+    "strict server-side dry run of the installed manifest",
+  );
+}
+
+before(() => {
+  if (skip) return;
+  installMetacontrollerCrds();
+});
+
+test("Metacontroller's real CRDs install and are served", { skip }, async () => {
+  for (const plural of ["compositecontrollers", "decoratorcontrollers", "controllerrevisions"]) {
+    const res = await kubeRequest("GET", `/apis/metacontroller.k8s.io/v1alpha1/${plural}`);
+    assert.equal(res.status, 200, `${plural}: ${res.status}`);
+  }
+});
+
+test("kubectl apply -k metacontroller/ is accepted with strict field validation and keeps every field", { skip }, async () => {
+  const rendered = mustSucceed(kubectl(["kustomize", "metacontroller/"]), "kubectl kustomize");
+  mustSucceed(kubectl(["apply", "--validate=strict", "-k", "metacontroller/"]), "kubectl apply -k metacontroller/");
+  mustSucceed(kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd/cronjobs.batch.tutorial.kubebuilder.io", "crd/cibuilds.cicd.cicd.com"]), "wait for CRDs");
+  try {
+    assert.deepEqual(await droppedFields(parseManifest(rendered)), []);
+  } finally {
+    // Hand the CompositeControllers over to the helm releases below (same names).
+    kubectl(["delete", "--ignore-not-found", "-f", "metacontroller/controllers/"]);
+  }
+});
+
+/** Installs the chart, checks it, uninstalls it again (the CompositeControllers are cluster-wide). */
+async function installChart(release: string, values: Record<string, unknown>): Promise<void> {
+  const namespace = `e2e-helm-${release}`;
+  const valuesFile = join(mkdtempSync(join(kubeconfigPath(), "..", "values-")), "values.json");
+  writeFileSync(valuesFile, JSON.stringify(values));
+  const install = helm(["install", "metahooks", stageChart(), "-n", namespace, "--create-namespace", "-f", valuesFile]);
+  try {
+    assert.equal(install.status, 0, `helm install (${release}) failed:\n${install.stderr}`);
+    const manifest = mustSucceed(helm(["get", "manifest", "metahooks", "-n", namespace]), "helm get manifest");
+    strictDryRun(manifest, namespace);
+    assert.deepEqual(await droppedFields(parseManifest(manifest), namespace), []);
+    const ccs = parseManifest(manifest).filter((o) => o.kind === "CompositeController");
+    assert.deepEqual(ccs.map((c) => c.metadata.name).sort(), ["cibuild-controller", "cronjob-controller"]);
+  } finally {
+    helm(["uninstall", "metahooks", "-n", namespace]);
+  }
+}
+
+test("helm install with default values", { skip }, async () => {
+  await installChart("default", {});
+});
+
+test("helm install with auth, TLS and hook v2", { skip }, async () => {
+  await installChart("auth-tls-v2", {
+    auth: { enabled: true },
+    tls: { enabled: true, secretName: "metahooks-tls" },
+    controllers: { cronjob: { hookVersion: "v2" }, cibuild: { hookVersion: "v2" } },
+  });
+});
+
+test("helm install with admission webhooks and a user-supplied CA", { skip }, async () => {
+  const caBundle = readFileSync(join(process.env.METAHOOKS_E2E_PKI!, "webhook-ca.crt")).toString("base64");
+  await installChart("admission", {
+    admissionWebhooks: {
+      enabled: true,
+      certManager: { enabled: false },
+      secretName: "metahooks-webhook-tls",
+      caBundle,
+      // No namespace carries this label, so the (unreachable) in-cluster webhook never blocks
+      // the other e2e files' writes while the release exists.
+      namespaceSelector: { matchLabels: { "metahooks-e2e/helm-webhooks": "on" } },
+    },
+  });
+});
