@@ -1,0 +1,357 @@
+/**
+ * Metacontroller in the loop: a real Metacontroller binary (named by METACONTROLLER_BIN) runs
+ * against the real apiserver with the CompositeControllers the chart renders, calling
+ * `metahooks serve` on loopback. There is no kubelet and no controller-manager, so the tests play
+ * the Job and Deployment controllers by writing status subresources (and the build Pod) by hand.
+ * Each scenario then runs again in our emulator (test/emulator) from the same start time, and the
+ * two must agree on the children created and deleted, on the hooks' decisions, and on the
+ * parent's status.
+ *
+ * Without METACONTROLLER_BIN these tests are reported as skipped, with that reason.
+ */
+import { test, before, after } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { closeSync, openSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { createHash } from "node:crypto";
+import { parse } from "yaml";
+import { renderChart } from "../helpers/helm.ts";
+import { findController } from "../../src/controllers/registry.ts";
+import { runHook, formatDecisions } from "../../src/metacontroller/run-hook.ts";
+import { startCronJobRun } from "../emulator/cronjob-harness.ts";
+import { startCIBuildRun, loadCIBuildSample } from "../emulator/cibuild-harness.ts";
+import type { SyncRecord } from "../emulator/controller.ts";
+import { freePort } from "./controlplane/control-plane.ts";
+import { createNamespace, createObject, e2eSkipReason, kubeRequest, kubeconfigPath, objectPath, type KubeObject } from "./helpers/kube.ts";
+import { installMetacontrollerCrds, installOurCrds } from "./helpers/setup.ts";
+import { startService, type RunningService } from "./helpers/service.ts";
+
+const METACONTROLLER_BIN = process.env.METACONTROLLER_BIN;
+const skip =
+  e2eSkipReason ??
+  (METACONTROLLER_BIN
+    ? undefined
+    : "METACONTROLLER_BIN is not set: Metacontroller-in-the-loop tests need a Metacontroller v4.17 binary (built by hand, never part of this repository)");
+
+let ns = "";
+let service: RunningService | undefined;
+let metacontroller: ChildProcess | undefined;
+let metacontrollerLog = "";
+const controllerNames: string[] = [];
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+async function waitFor<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await probe();
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs / 1000} s waiting for ${what}; Metacontroller's log: ${metacontrollerLog}`);
+    await sleep(250);
+  }
+}
+
+before(async () => {
+  if (skip) return;
+  installMetacontrollerCrds();
+  installOurCrds();
+  ns = await createNamespace("e2e-mc");
+  service = await startService();
+  for (const cc of renderChart().filter((d) => d.kind === "CompositeController")) {
+    // The chart points the hooks at its in-cluster Service; here the service runs on loopback.
+    for (const hook of Object.values(cc.spec.hooks as Record<string, { webhook: { url: string } }>)) {
+      hook.webhook.url = `${service.hookUrl}${new URL(hook.webhook.url).pathname}`;
+    }
+    await kubeRequest("DELETE", `/apis/metacontroller.k8s.io/v1alpha1/compositecontrollers/${cc.metadata.name}`);
+    const res = await createObject(cc as KubeObject);
+    assert.equal(res.status, 201, `CompositeController ${cc.metadata.name}: ${res.body?.message}`);
+    controllerNames.push(cc.metadata.name);
+  }
+  metacontrollerLog = join(kubeconfigPath(), "..", "metacontroller.log");
+  const fd = openSync(metacontrollerLog, "a");
+  metacontroller = spawn(
+    METACONTROLLER_BIN!,
+    [
+      "--discovery-interval=2s",
+      `--metrics-address=127.0.0.1:${await freePort()}`,
+      `--health-probe-bind-address=127.0.0.1:${await freePort()}`,
+      "--zap-log-level=4",
+    ],
+    { env: { PATH: process.env.PATH ?? "", KUBECONFIG: kubeconfigPath() }, stdio: ["ignore", fd, fd] },
+  );
+  closeSync(fd);
+});
+
+after(async () => {
+  if (metacontroller && metacontroller.exitCode === null) {
+    const exited = new Promise((r) => metacontroller!.once("exit", r));
+    metacontroller.kill("SIGTERM");
+    await Promise.race([exited, sleep(5000)]);
+    metacontroller.kill("SIGKILL");
+  }
+  for (const name of controllerNames) await kubeRequest("DELETE", `/apis/metacontroller.k8s.io/v1alpha1/compositecontrollers/${name}`);
+  await service?.stop();
+});
+
+/** Lists a kind in the test namespace. */
+async function list(apiVersion: string, kind: string): Promise<any[]> {
+  const res = await kubeRequest("GET", await objectPath(apiVersion, kind, ns));
+  assert.equal(res.status, 200);
+  return res.body.items;
+}
+
+/** Records, by polling, the order in which children of `kinds` appear and disappear. */
+function watchChildren(kinds: Array<[string, string]>): { events: string[]; stop: () => Promise<void> } {
+  const events: string[] = [];
+  const seen = new Set<string>();
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const now = new Set<string>();
+      for (const [apiVersion, kind] of kinds) for (const o of await list(apiVersion, kind)) now.add(`${kind} ${o.metadata.name}`);
+      for (const k of now) if (!seen.has(k)) events.push(`create ${k}`);
+      for (const k of seen) if (!now.has(k)) events.push(`delete ${k}`);
+      seen.clear();
+      for (const k of now) seen.add(k);
+      await sleep(200);
+    }
+  })();
+  return {
+    events,
+    stop: async () => {
+      running = false;
+      await loop;
+    },
+  };
+}
+
+/** The hook calls the service logged for one parent: `hook: decision`, consecutive repeats folded. */
+function loggedDecisions(controller: string, parentName: string): string[] {
+  const lines = service!
+    .output()
+    .split("\n")
+    .filter((l) => l.startsWith("{"))
+    .map((l) => JSON.parse(l) as { controller?: string; hook?: string; parent?: string; decision?: string });
+  return fold(lines.filter((l) => l.controller === controller && l.parent === `${ns}/${parentName}` && l.decision !== undefined).map((l) => `${l.hook}: ${l.decision}`));
+}
+
+/** The emulator's hook calls for one parent, as the same `hook: decision` strings. */
+function emulatedDecisions(passes: SyncRecord[], controller: string): string[] {
+  const def = findController(controller)!;
+  const options = def.loadOptions ? def.loadOptions({}) : undefined;
+  return fold(
+    passes
+      .filter((p) => p.hook && p.request && p.response)
+      .map((p) => `${p.hook}: ${formatDecisions(runHook(def, p.hook!, p.request, new Date(p.at), options).decisions)}`),
+  );
+}
+
+/** The emulator's child writes (`create Job x`, `delete Job y`) in order. */
+function emulatedChildren(passes: SyncRecord[], kinds: string[]): string[] {
+  return passes.flatMap((p) =>
+    p.writes
+      .filter((w) => !w.error && (w.op === "create" || w.op === "delete") && kinds.some((k) => w.target.startsWith(`${k} `)))
+      .map((w) => `${w.op} ${w.target.split(" ")[0]} ${w.target.split("/").pop()}`),
+  );
+}
+
+function fold(items: string[]): string[] {
+  return items.filter((item, i) => i === 0 || item !== items[i - 1]);
+}
+
+const now = () => new Date().toISOString().replace(/\.\d+Z$/, "Z");
+
+/** Plays the Job controller: the Job ran and succeeded. */
+async function completeJob(job: any): Promise<void> {
+  const t = now();
+  const status = {
+    startTime: job.status?.startTime ?? t,
+    completionTime: t,
+    succeeded: 1,
+    ready: 0,
+    uncountedTerminatedPods: {},
+    conditions: [
+      { type: "SuccessCriteriaMet", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: t, lastTransitionTime: t },
+      { type: "Complete", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: t, lastTransitionTime: t },
+    ],
+  };
+  const path = await objectPath("batch/v1", "Job", ns, job.metadata.name, "status");
+  const res = await kubeRequest("PUT", path, { body: { ...job, status } });
+  assert.equal(res.status, 200, `Job ${job.metadata.name} status: ${res.body?.message}`);
+}
+
+/** Plays the Job controller starting a Job (what the hooks see as "running"). */
+async function startJob(job: any): Promise<any> {
+  const path = await objectPath("batch/v1", "Job", ns, job.metadata.name, "status");
+  const res = await kubeRequest("PUT", path, { body: { ...job, status: { startTime: now(), active: 1, ready: 1, uncountedTerminatedPods: {} } } });
+  assert.equal(res.status, 200, `Job ${job.metadata.name} status: ${res.body?.message}`);
+  return res.body;
+}
+
+test("CronJob */1 with Metacontroller: two slots, Job completion, history pruning, deletion with finalize; same as the emulator", { skip, timeout: 300_000 }, async () => {
+  const sample = parse(readFileSync("examples/cronjob/cronjob-sample.yaml", "utf8"));
+  const spec = { ...sample.spec, successfulJobsHistoryLimit: 1 };
+  const children = watchChildren([["batch/v1", "Job"]]);
+  const start = new Date();
+  const created = await createObject({ apiVersion: sample.apiVersion, kind: "CronJob", metadata: { name: "hello", namespace: ns, labels: sample.metadata.labels }, spec });
+  assert.equal(created.status, 201, created.body?.message);
+  const completed = new Set<string>();
+  const jobs: string[] = [];
+  for (let slot = 1; slot <= 2; slot++) {
+    const job = await waitFor(`the Job of slot ${slot}`, 90_000, async () => (await list("batch/v1", "Job")).find((j) => !jobs.includes(j.metadata.name)));
+    jobs.push(job.metadata.name);
+    await completeJob(await startJob(job));
+    completed.add(job.metadata.name);
+  }
+  // successfulJobsHistoryLimit 1: the first Job goes once the second has succeeded.
+  await waitFor("the first Job to be pruned", 30_000, async () => ((await list("batch/v1", "Job")).some((j) => j.metadata.name === jobs[0]) ? undefined : true));
+  const cronJob = await waitFor("status.lastSuccessfulTime of the second Job", 30_000, async () => {
+    const res = await kubeRequest("GET", await objectPath("batch.tutorial.kubebuilder.io/v1", "CronJob", ns, "hello"));
+    const second = (await list("batch/v1", "Job")).find((j) => j.metadata.name === jobs[1]);
+    return res.body.status?.lastSuccessfulTime && res.body.status.lastSuccessfulTime === second?.status?.completionTime ? res.body : undefined;
+  });
+  assert.ok(cronJob.metadata.finalizers?.some((f: string) => f.startsWith("metacontroller.io/")), `Metacontroller's finalizer: ${JSON.stringify(cronJob.metadata.finalizers)}`);
+  assert.equal(cronJob.status.observedGeneration, cronJob.metadata.generation);
+  const deleteAt = new Date();
+  const del = await kubeRequest("DELETE", await objectPath("batch.tutorial.kubebuilder.io/v1", "CronJob", ns, "hello"));
+  assert.ok(del.status === 200 || del.status === 202, JSON.stringify(del.body));
+  await waitFor("the CronJob to be finalized and gone", 60_000, async () => {
+    const res = await kubeRequest("GET", await objectPath("batch.tutorial.kubebuilder.io/v1", "CronJob", ns, "hello"));
+    return res.status === 404 ? true : undefined;
+  });
+  await sleep(1000);
+  await children.stop();
+  assert.deepEqual(await list("batch/v1", "Job"), [], "finalize leaves no Job behind");
+  const realChildren = children.events;
+  const realDecisions = loggedDecisions("cronjob", "hello");
+
+  // The same scenario in the emulator, from the same start: Jobs run about as long as here.
+  const run = await startCronJobRun({ start, name: "hello", spec: { successfulJobsHistoryLimit: 1 }, jobPlan: () => ({ startAfterSeconds: 0, runSeconds: 1 }) });
+  try {
+    await run.emu.runUntil(deleteAt);
+    run.emu.delete(run.cronJob);
+    await run.emu.runFor(60);
+    const emuChildren = emulatedChildren(run.passes, ["Job"]);
+    const emuDecisions = emulatedDecisions(run.passes, "cronjob");
+    console.log(JSON.stringify({ cronjob: { realChildren, emuChildren, realDecisions, emuDecisions } }, null, 1));
+    assert.deepEqual(realChildren, emuChildren, "children created and deleted, in order");
+    assert.deepEqual(realDecisions, emuDecisions, "the hooks' decisions, in order");
+  } finally {
+    await run.close();
+  }
+});
+
+/** The termination messages git-sync/prepare and the build container write (CIBuild contract). */
+function buildOutputs(job: any): { commit: string; digest: string } {
+  const hex = (s: string) => createHash("sha256").update(s).digest("hex");
+  return { commit: hex(`commit/${job.metadata.name}`).slice(0, 40), digest: `sha256:${hex(`digest/${job.metadata.name}`)}` };
+}
+
+/** Plays the Job controller and kubelet for a build Job: the Pod ran every container and succeeded. */
+async function finishBuild(job: any): Promise<void> {
+  const { commit, digest } = buildOutputs(job);
+  const tpl = job.spec.template;
+  const pod = {
+    apiVersion: "v1",
+    kind: "Pod",
+    metadata: {
+      name: `${job.metadata.name}-pod`,
+      namespace: ns,
+      labels: tpl.metadata?.labels ?? {},
+      ownerReferences: [{ apiVersion: "batch/v1", kind: "Job", name: job.metadata.name, uid: job.metadata.uid, controller: true, blockOwnerDeletion: true }],
+    },
+    spec: tpl.spec,
+  };
+  const created = await createObject(pod as KubeObject);
+  assert.equal(created.status, 201, `build Pod: ${created.body?.message}`);
+  const t = now();
+  const term = (message?: string) => ({ terminated: { exitCode: 0, reason: "Completed", startedAt: t, finishedAt: t, ...(message ? { message } : {}) } });
+  const messageOf = (name: string) => (name === "prepare" ? commit : name === "build" ? digest : undefined);
+  const status = {
+    phase: "Succeeded",
+    startTime: t,
+    initContainerStatuses: (tpl.spec.initContainers ?? []).map((c: any) => ({ name: c.name, image: c.image, imageID: "", ready: false, restartCount: 0, state: term(messageOf(c.name)) })),
+    containerStatuses: tpl.spec.containers.map((c: any) => ({ name: c.name, image: c.image, imageID: "", ready: false, restartCount: 0, state: term(messageOf(c.name)) })),
+  };
+  const res = await kubeRequest("PUT", await objectPath("v1", "Pod", ns, pod.metadata.name, "status"), { body: { ...created.body, status } });
+  assert.equal(res.status, 200, `build Pod status: ${res.body?.message}`);
+  await completeJob(job);
+}
+
+/** Plays the Deployment controller: every replica of the current generation is available. */
+async function makeAvailable(dep: any): Promise<void> {
+  const replicas = dep.spec.replicas ?? 1;
+  const status = {
+    observedGeneration: dep.metadata.generation,
+    replicas,
+    updatedReplicas: replicas,
+    readyReplicas: replicas,
+    availableReplicas: replicas,
+    conditions: [
+      { type: "Available", status: "True", reason: "MinimumReplicasAvailable", message: "Deployment has minimum availability.", lastUpdateTime: now(), lastTransitionTime: now() },
+      { type: "Progressing", status: "True", reason: "NewReplicaSetAvailable", message: "ReplicaSet has successfully progressed.", lastUpdateTime: now(), lastTransitionTime: now() },
+    ],
+  };
+  const res = await kubeRequest("PUT", await objectPath("apps/v1", "Deployment", ns, dep.metadata.name, "status"), { body: { ...dep, status } });
+  assert.equal(res.status, 200, `Deployment status: ${res.body?.message}`);
+}
+
+test("the go sample CIBuild with Metacontroller: apply → build Job → build Pod → Deployment → Ready; same as the emulator", { skip, timeout: 300_000 }, async () => {
+  const sample = loadCIBuildSample("go");
+  const children = watchChildren([
+    ["batch/v1", "Job"],
+    ["apps/v1", "Deployment"],
+    ["v1", "Service"],
+  ]);
+  const phases: string[] = [];
+  let polling = true;
+  const phaseLoop = (async () => {
+    while (polling) {
+      const res = await kubeRequest("GET", await objectPath("cicd.cicd.com/v1alpha1", "CIBuild", ns, sample.metadata.name));
+      const phase = res.body?.status?.phase;
+      if (phase && phases[phases.length - 1] !== phase) phases.push(phase);
+      await sleep(150);
+    }
+  })();
+  const start = new Date();
+  const created = await createObject({ ...sample, metadata: { ...sample.metadata, namespace: ns } } as KubeObject);
+  assert.equal(created.status, 201, created.body?.message);
+  const job = await waitFor("the build Job", 60_000, async () => (await list("batch/v1", "Job"))[0]);
+  await sleep(1000);
+  await finishBuild(await startJob(job));
+  const dep = await waitFor("the Deployment", 60_000, async () => (await list("apps/v1", "Deployment"))[0]);
+  await sleep(1000);
+  await makeAvailable(dep);
+  const ready = await waitFor("phase Ready", 60_000, async () => {
+    const res = await kubeRequest("GET", await objectPath("cicd.cicd.com/v1alpha1", "CIBuild", ns, sample.metadata.name));
+    return res.body.status?.phase === "Ready" ? res.body : undefined;
+  });
+  const end = new Date();
+  await sleep(1000);
+  polling = false;
+  await phaseLoop;
+  await children.stop();
+  const { digest } = buildOutputs(job);
+  assert.equal(ready.status.lastSuccessfulBuild?.imageRef, `kind-registry:5000/microservices-app1@${digest}`);
+  assert.equal(ready.status.observedGeneration, ready.metadata.generation);
+  const realDecisions = loggedDecisions("cibuild", sample.metadata.name);
+
+  const run = await startCIBuildRun({ start, jobPlan: () => ({ startAfterSeconds: 1, runSeconds: 1 }), deploymentReadySeconds: 1 });
+  try {
+    const emuPhases: string[] = [];
+    run.emu.syncListeners.push(() => {
+      const phase = run.live(sample)?.status?.phase;
+      if (phase && emuPhases[emuPhases.length - 1] !== phase) emuPhases.push(phase);
+    });
+    run.apply(sample);
+    await run.emu.runUntil(end);
+    const emuChildren = emulatedChildren(run.passes, ["Job", "Deployment", "Service"]);
+    const emuDecisions = emulatedDecisions(run.passes, "cibuild");
+    console.log(JSON.stringify({ cibuild: { realChildren: children.events, emuChildren, phases, emuPhases, realDecisions, emuDecisions } }, null, 1));
+    assert.deepEqual(children.events, emuChildren, "children created and deleted, in order");
+    assert.deepEqual(phases, emuPhases, "phases, in order");
+  } finally {
+    await run.close();
+  }
+});
