@@ -171,3 +171,40 @@ export function expectStatus(res: KubeResponse, expected: number[], what: string
     throw new Error(`${what}: HTTP ${res.status}: ${message}`);
   }
 }
+
+/** A running watch; `stop` ends it. */
+export interface Watch {
+  stop(): void;
+}
+
+/**
+ * Watches a collection (`GET <path>?watch=1`) and calls `onEvent` for every event, in the
+ * apiserver's order, so no short-lived state is missed (a poll could skip one).
+ * @param path - a collection path, e.g. from {@link objectPath}
+ */
+export async function watchCollection(path: string, onEvent: (type: string, obj: any) => void): Promise<Watch> {
+  const kc = kubeConfig();
+  const url = new URL(path, kc.getCurrentCluster()!.server);
+  url.searchParams.set("watch", "1");
+  url.searchParams.set("allowWatchBookmarks", "false");
+  const requestOptions: https.RequestOptions = { method: "GET", headers: { Accept: "application/json" } };
+  await kc.applyToHTTPSOptions(requestOptions);
+  let buffer = "";
+  const req = https.request(url, requestOptions, (res) => {
+    res.setEncoding("utf8");
+    res.on("data", (chunk: string) => {
+      buffer += chunk;
+      let newline: number;
+      while ((newline = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, newline).trim();
+        buffer = buffer.slice(newline + 1);
+        if (!line) continue;
+        const event = JSON.parse(line) as { type: string; object: any };
+        onEvent(event.type, event.object);
+      }
+    });
+  });
+  req.on("error", () => {});
+  req.end();
+  return { stop: () => req.destroy() };
+}
