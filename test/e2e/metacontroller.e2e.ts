@@ -12,7 +12,9 @@
 import { test, before, after } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { closeSync, openSync, readFileSync } from "node:fs";
+import http from "node:http";
+import type { AddressInfo } from "node:net";
+import { closeSync, openSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { parse } from "yaml";
@@ -36,6 +38,7 @@ const skip =
 
 let ns = "";
 let service: RunningService | undefined;
+let recorder: HookRecorder | undefined;
 let metacontroller: ChildProcess | undefined;
 let metacontrollerLog = "";
 const controllerNames: string[] = [];
@@ -58,10 +61,11 @@ before(async () => {
   installOurCrds();
   ns = await createNamespace("e2e-mc");
   service = await startService();
+  recorder = await startRecorder(service.hookUrl);
   for (const cc of renderChart().filter((d) => d.kind === "CompositeController")) {
     // The chart points the hooks at its in-cluster Service; here the service runs on loopback.
     for (const hook of Object.values(cc.spec.hooks as Record<string, { webhook: { url: string } }>)) {
-      hook.webhook.url = `${service.hookUrl}${new URL(hook.webhook.url).pathname}`;
+      hook.webhook.url = `${recorder.url}${new URL(hook.webhook.url).pathname}`;
     }
     await kubeRequest("DELETE", `/apis/metacontroller.k8s.io/v1alpha1/compositecontrollers/${cc.metadata.name}`);
     const res = await createObject(cc as KubeObject);
@@ -91,8 +95,52 @@ after(async () => {
     metacontroller.kill("SIGKILL");
   }
   for (const name of controllerNames) await kubeRequest("DELETE", `/apis/metacontroller.k8s.io/v1alpha1/compositecontrollers/${name}`);
+  await recorder?.stop();
   await service?.stop();
 });
+
+/** One hook call Metacontroller made, as it went over the wire. */
+interface HookCall {
+  at: number;
+  path: string;
+  request: any;
+  status: number;
+  response: any;
+}
+
+interface HookRecorder {
+  url: string;
+  calls: HookCall[];
+  stop(): Promise<void>;
+}
+
+/**
+ * A pass-through in front of the hook service that keeps every call's request and response, so
+ * the real run's hook calls can be replayed against the emulator's (the service's own log has
+ * only the decisions, never bodies).
+ */
+async function startRecorder(target: string): Promise<HookRecorder> {
+  const calls: HookCall[] = [];
+  const server = http.createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", async () => {
+      const at = Date.now();
+      const body = Buffer.concat(chunks).toString("utf8");
+      try {
+        const answer = await fetch(`${target}${req.url}`, { method: "POST", headers: { "Content-Type": "application/json" }, body });
+        const text = await answer.text();
+        calls.push({ at, path: req.url ?? "", request: JSON.parse(body), status: answer.status, response: text ? JSON.parse(text) : undefined });
+        res.writeHead(answer.status, { "Content-Type": "application/json" }).end(text);
+      } catch (err) {
+        res.writeHead(502).end(String(err));
+      }
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  return { url: `http://127.0.0.1:${port}`, calls, stop: () => new Promise((resolve) => server.close(() => resolve())) };
+}
 
 /** Lists a kind in the test namespace. */
 async function list(apiVersion: string, kind: string): Promise<any[]> {
@@ -116,14 +164,23 @@ async function watchChildren(kinds: Array<[string, string]>): Promise<{ events: 
   return { events, stop: () => watches.forEach((w) => w.stop()) };
 }
 
-/** The hook calls the service logged for one parent: `hook: decision`, consecutive repeats folded. */
-function loggedDecisions(controller: string, parentName: string): string[] {
-  const lines = service!
-    .output()
-    .split("\n")
-    .filter((l) => l.startsWith("{"))
-    .map((l) => JSON.parse(l) as { controller?: string; hook?: string; parent?: string; decision?: string });
-  return fold(lines.filter((l) => l.controller === controller && l.parent === `${ns}/${parentName}` && (l.hook === "sync" || l.hook === "finalize") && l.decision !== undefined).map((l) => `${l.hook}: ${l.decision}`));
+/** The real run's sync/finalize calls for one parent, as `hook: decision` strings (consecutive repeats folded). */
+function recordedDecisions(controller: string, parentName: string): string[] {
+  const def = findController(controller)!;
+  const options = def.loadOptions ? def.loadOptions({}) : undefined;
+  return fold(
+    recordedCalls(controller, parentName).map((c) => {
+      const hook = c.path.split("/")[1] as "sync" | "finalize";
+      return `${hook}: ${formatDecisions(runHook(def, hook, c.request, new Date(c.at), options).decisions)}`;
+    }),
+  );
+}
+
+/** The real run's sync/finalize calls for one parent. */
+function recordedCalls(controller: string, parentName: string): HookCall[] {
+  return recorder!.calls.filter(
+    (c) => (c.path === `/sync/${controller}` || c.path === `/finalize/${controller}`) && c.request.parent?.metadata?.name === parentName && c.request.parent?.metadata?.namespace === ns,
+  );
 }
 
 /** The emulator's hook calls for one parent, as the same `hook: decision` strings. */
@@ -231,12 +288,14 @@ test("CronJob */1 with Metacontroller: two slots, Job completion, history prunin
   children.stop();
   assert.deepEqual(await list("batch/v1", "Job"), [], "finalize leaves no Job behind");
   const realChildren = children.events;
-  const realDecisions = loggedDecisions("cronjob", "hello");
+  const realDecisions = recordedDecisions("cronjob", "hello");
 
   // The same scenario in the emulator, from the same start: Jobs run about as long as here.
   const run = await startCronJobRun({ start, name: "hello", spec: { successfulJobsHistoryLimit: 1 }, jobPlan: () => ({ startAfterSeconds: 0, runSeconds: 1 }) });
   try {
-    await run.emu.runUntil(deleteAt);
+    // The emulator's Jobs finish 1 s after creation; here a Job may have finished a little
+    // sooner, so give the emulator up to 2 s more (the next slot is a minute away).
+    await run.emu.runUntil(deleteAt.getTime() + 2000);
     run.emu.delete(run.cronJob);
     await run.emu.runFor(60);
     const emuChildren = emulatedChildren(run.passes, ["Job"]);
@@ -339,7 +398,7 @@ test("the go sample CIBuild with Metacontroller: apply → build Job → build P
   const { digest } = buildOutputs(job);
   assert.equal(ready.status.lastSuccessfulBuild?.imageRef, `kind-registry:5000/microservices-app1@${digest}`);
   assert.equal(ready.status.observedGeneration, ready.metadata.generation);
-  const realDecisions = loggedDecisions("cibuild", sample.metadata.name);
+  const realDecisions = recordedDecisions("cibuild", sample.metadata.name);
 
   // The emulator's world: the Job starts 1 s and finishes 2 s after creation, the Deployment is
   // available 1 s after it is created (about the delays above).
@@ -354,6 +413,7 @@ test("the go sample CIBuild with Metacontroller: apply → build Job → build P
     await run.emu.runUntil(end);
     const emuChildren = emulatedChildren(run.passes, ["Job", "Deployment", "Service"]);
     const emuDecisions = emulatedDecisions(run.passes, "cibuild");
+    writeFileSync(join(kubeconfigPath(), "..", "cibuild-hook-calls.json"), JSON.stringify(recordedCalls("cibuild", sample.metadata.name), null, 1));
     console.log(JSON.stringify({ cibuild: { realChildren: children.events, emuChildren, phases, emuPhases, realDecisions, emuDecisions } }, null, 1));
     assert.deepEqual(children.events, emuChildren, "children created and deleted, in order");
     assert.deepEqual(phases, emuPhases, "phases, in order");
