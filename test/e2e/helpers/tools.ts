@@ -40,12 +40,16 @@ export function kubectlBinary(): string {
   return binary;
 }
 
+let kubectlHome: string | undefined;
+
 /** Runs `kubectl <args>` with the control plane's kubeconfig. Never throws on a non-zero exit. */
 export function kubectl(args: string[], input?: string): HelmResult {
+  // A HOME of its own: kubectl's discovery cache never mixes with the user's.
+  kubectlHome ??= mkdtempSync(join(dirname(kubeconfigPath()), "kubectl-home-"));
   const result = spawnSync(kubectlBinary(), ["--kubeconfig", kubeconfigPath(), ...args], {
     encoding: "utf8",
     input,
-    env: { PATH: process.env.PATH ?? "", HOME: mkdtempSync(join(dirname(kubeconfigPath()), "kubectl-home-")) },
+    env: { PATH: process.env.PATH ?? "", HOME: kubectlHome },
   });
   if (result.error) throw result.error;
   return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
