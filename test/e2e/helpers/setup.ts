@@ -33,11 +33,15 @@ export function yamlFiles(dir: string): string[] {
     .map((f) => join(dir, f));
 }
 
-/** Applies CRD files with kubectl (server-side, strict field validation) and waits until established. */
+/**
+ * Applies CRD files as the README tells users to (`kubectl apply -f`, strict field validation)
+ * and waits until they are established. Client-side apply also takes over CRDs an earlier
+ * `helm install` created, as a user's upgrade does.
+ */
 export function applyCrds(files: string[]): string[] {
   const names: string[] = [];
   for (const file of files) {
-    mustSucceed(kubectl(["apply", "--server-side", "--field-manager=metahooks-e2e", "--validate=strict", "-f", file]), `kubectl apply -f ${file}`);
+    mustSucceed(kubectl(["apply", "--validate=strict", "-f", file]), `kubectl apply -f ${file}`);
     names.push(...readYamlDocs(file).filter((d) => d.kind === "CustomResourceDefinition").map((d) => d.metadata.name!));
   }
   mustSucceed(kubectl(["wait", "--for=condition=Established", "--timeout=60s", ...names.map((n) => `crd/${n}`)]), "kubectl wait Established");
