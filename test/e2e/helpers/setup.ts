@@ -64,8 +64,6 @@ export function installOurCrds(): string[] {
  * such as server-side defaults, are fine). Returns JSON paths, empty when `expected` is kept.
  */
 export function missingOrChanged(expected: unknown, actual: unknown, path = ""): string[] {
-  // The apiserver's Go types omit empty maps (`properties: {}` comes back absent): same meaning.
-  if (actual === undefined && isEmptyObject(expected)) return [];
   if (expected !== null && typeof expected === "object" && !Array.isArray(expected)) {
     if (actual === null || typeof actual !== "object" || Array.isArray(actual)) return [`${path || "."}: expected an object, got ${JSON.stringify(actual)}`];
     return Object.entries(expected).flatMap(([key, value]) => missingOrChanged(value, (actual as Record<string, unknown>)[key], `${path}.${key}`));
@@ -75,10 +73,6 @@ export function missingOrChanged(expected: unknown, actual: unknown, path = ""):
     return expected.flatMap((value, i) => missingOrChanged(value, actual[i], `${path}[${i}]`));
   }
   return Object.is(expected, actual) ? [] : [`${path}: expected ${JSON.stringify(expected)}, got ${JSON.stringify(actual)}`];
-}
-
-function isEmptyObject(value: unknown): boolean {
-  return value !== null && typeof value === "object" && !Array.isArray(value) && Object.keys(value).length === 0;
 }
 
 /**

@@ -9,7 +9,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, renameSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { dirname, join, resolve } from "node:path";
-import { runHelm, type HelmResult } from "../../helpers/helm.ts";
+import { helmBinary, type HelmResult } from "../../helpers/helm.ts";
 import { kubeconfigPath } from "./kube.ts";
 
 let kubectlPath: string | undefined;
@@ -55,9 +55,27 @@ export function kubectl(args: string[], input?: string): HelmResult {
   return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
 }
 
-/** Runs `helm <args> --kubeconfig <control plane>` (helm's homes in a temp dir). */
+let helmHome: string | undefined;
+
+/**
+ * Runs `helm <args> --kubeconfig <control plane>`. HOME and helm's own homes point into the
+ * control plane's temp dir: helm keeps a discovery cache under `$HOME/.kube/cache`, which must
+ * land neither in the user's home nor (with HOME unset) in the working tree.
+ */
 export function helm(args: string[]): HelmResult {
-  return runHelm([...args, "--kubeconfig", kubeconfigPath()]);
+  helmHome ??= mkdtempSync(join(dirname(kubeconfigPath()), "helm-home-"));
+  const result = spawnSync(helmBinary(), [...args, "--kubeconfig", kubeconfigPath()], {
+    encoding: "utf8",
+    env: {
+      PATH: process.env.PATH ?? "",
+      HOME: helmHome,
+      HELM_CACHE_HOME: join(helmHome, "cache"),
+      HELM_CONFIG_HOME: join(helmHome, "config"),
+      HELM_DATA_HOME: join(helmHome, "data"),
+    },
+  });
+  if (result.error) throw result.error;
+  return { status: result.status ?? 1, stdout: result.stdout, stderr: result.stderr };
 }
 
 /** Throws with the command's output unless it exited 0; returns stdout. */
