@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
-import { stageChart } from "../helpers/helm.ts";
+import { stageChart, TEST_IMAGE_REPOSITORY } from "../helpers/helm.ts";
 import { e2eSkipReason, getObject, kubeRequest, kubeconfigPath, type KubeObject } from "./helpers/kube.ts";
 import { asStored, CHART_CRD_DIR, installMetacontrollerCrds, missingOrChanged, readYamlDocs, yamlFiles } from "./helpers/setup.ts";
 import { helm, kubectl, mustSucceed } from "./helpers/tools.ts";
@@ -85,8 +85,9 @@ test("kubectl apply -k metacontroller/ is accepted with strict field validation 
 
 /**
  * Deletes our CRDs (and with them every object of our kinds) and waits until they are gone, so
- * the first `helm install` meets a cluster without them, as on a user's first install (helm then
- * creates them from the chart's crds/ and later installs leave them alone).
+ * each `helm install` meets a cluster without them, as on a user's first install: the chart
+ * renders the CRDs as templates, and helm refuses to adopt CRDs another tool (or another
+ * release, since `helm uninstall` keeps them) created.
  */
 async function removeOurCrds(): Promise<void> {
   const names = yamlFiles(CHART_CRD_DIR).flatMap((f) => readYamlDocs(f).map((d) => d.metadata.name!));
@@ -103,8 +104,10 @@ async function removeOurCrds(): Promise<void> {
 /** Installs the chart, checks it, uninstalls it again (the CompositeControllers are cluster-wide). */
 async function installChart(release: string, values: Record<string, unknown>): Promise<void> {
   const namespace = `e2e-helm-${release}`;
+  await removeOurCrds();
   const valuesFile = join(mkdtempSync(join(kubeconfigPath(), "..", "values-")), "values.json");
-  writeFileSync(valuesFile, JSON.stringify(values));
+  // No image is published, so the chart has no default repository (any will do: no Pod runs).
+  writeFileSync(valuesFile, JSON.stringify({ image: { repository: TEST_IMAGE_REPOSITORY }, ...values }));
   const install = helm(["install", "metahooks", stageChart(), "-n", namespace, "--create-namespace", "-f", valuesFile]);
   try {
     assert.equal(install.status, 0, `helm install (${release}) failed:\n${install.stderr}`);
@@ -119,9 +122,8 @@ async function installChart(release: string, values: Record<string, unknown>): P
 }
 
 test("helm install with default values", { skip }, async () => {
-  await removeOurCrds();
   await installChart("default", {});
-  // helm created the CRDs from crds/: they must mean what their files say (YAML 1.2 reading).
+  // helm created the CRDs from the chart: they must mean what their files say (YAML 1.2 reading).
   for (const file of yamlFiles(CHART_CRD_DIR)) {
     for (const crd of readYamlDocs(file)) {
       const stored = await getObject("apiextensions.k8s.io/v1", "CustomResourceDefinition", undefined, crd.metadata.name!);

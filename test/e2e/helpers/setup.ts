@@ -12,8 +12,11 @@ import { resetDiscovery, type KubeObject } from "./kube.ts";
 
 /** Metacontroller's CRDs as published (the repository's `shared/` sits beside the checkout). */
 export const UPSTREAM_METACONTROLLER_CRDS = resolve("..", "shared", "upstream", "metacontroller", "metacontroller-crds-v1.yaml");
-/** Our CRDs as the chart ships them. */
-export const CHART_CRD_DIR = resolve("charts", "metahooks", "crds");
+/**
+ * Our CRDs as users apply them with kubectl (`kubectl apply -f metacontroller/crds/`); the chart
+ * renders byte-identical copies from its files/crds/.
+ */
+export const CHART_CRD_DIR = resolve("metacontroller", "crds");
 
 /** Parses every document of a YAML file (YAML 1.2, the reading the file's author means). */
 export function readYamlDocs(file: string): KubeObject[] {
@@ -54,7 +57,7 @@ export function installMetacontrollerCrds(): string[] {
   return applyCrds([UPSTREAM_METACONTROLLER_CRDS]);
 }
 
-/** Installs our CRDs from the chart's `crds/`. */
+/** Installs our CRDs with kubectl from `metacontroller/crds/`. */
 export function installOurCrds(): string[] {
   return applyCrds(yamlFiles(CHART_CRD_DIR));
 }
