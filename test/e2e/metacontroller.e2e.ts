@@ -251,14 +251,13 @@ async function completeJob(name: string): Promise<any> {
   });
 }
 
-test("CronJob */1 with Metacontroller: two slots, Job completion, history pruning, deletion with finalize; same as the emulator", { skip, timeout: 300_000 }, async () => {
+test("CronJob */1 with Metacontroller: two slots, Job completion, history pruning, deletion with finalize; same as the emulator", { skip, timeout: 300_000 }, async (t) => {
   const sample = parse(readFileSync("examples/cronjob/cronjob-sample.yaml", "utf8"));
   const spec = { ...sample.spec, successfulJobsHistoryLimit: 1 };
   const children = await watchChildren([["batch/v1", "Job"]]);
   const start = new Date();
   const created = await createObject({ apiVersion: sample.apiVersion, kind: "CronJob", metadata: { name: "hello", namespace: ns, labels: sample.metadata.labels }, spec });
   assert.equal(created.status, 201, created.body?.message);
-  const completed = new Set<string>();
   const jobs: string[] = [];
   for (let slot = 1; slot <= 2; slot++) {
     const job = await waitFor(`the Job of slot ${slot}`, 90_000, async () => (await list("batch/v1", "Job")).find((j) => !jobs.includes(j.metadata.name)));
@@ -266,7 +265,6 @@ test("CronJob */1 with Metacontroller: two slots, Job completion, history prunin
     await startJob(job.metadata.name);
     await sleep(500);
     await completeJob(job.metadata.name);
-    completed.add(job.metadata.name);
   }
   // successfulJobsHistoryLimit 1: the first Job goes once the second has succeeded.
   await waitFor("the first Job to be pruned", 30_000, async () => ((await list("batch/v1", "Job")).some((j) => j.metadata.name === jobs[0]) ? undefined : true));
@@ -300,7 +298,7 @@ test("CronJob */1 with Metacontroller: two slots, Job completion, history prunin
     await run.emu.runFor(60);
     const emuChildren = emulatedChildren(run.passes, ["Job"]);
     const emuDecisions = emulatedDecisions(run.passes, "cronjob");
-    console.log(JSON.stringify({ cronjob: { realChildren, emuChildren, realDecisions, emuDecisions } }, null, 1));
+    t.diagnostic(JSON.stringify({ cronjob: { realChildren, emuChildren, realDecisions, emuDecisions } }));
     assert.deepEqual(realChildren, emuChildren, "children created and deleted, in order");
     assert.deepEqual(changes(realDecisions), changes(emuDecisions), "the hooks' decisions that change something, in order");
   } finally {
@@ -369,7 +367,7 @@ async function makeAvailable(name: string): Promise<void> {
   });
 }
 
-test("the go sample CIBuild with Metacontroller: apply → build Job → build Pod → Deployment → Ready; same as the emulator", { skip, timeout: 300_000 }, async () => {
+test("the go sample CIBuild with Metacontroller: apply → build Job → build Pod → Deployment → Ready; same as the emulator", { skip, timeout: 300_000 }, async (t) => {
   const sample = loadCIBuildSample("go");
   const children = await watchChildren([
     ["batch/v1", "Job"],
@@ -419,7 +417,7 @@ test("the go sample CIBuild with Metacontroller: apply → build Job → build P
     const emuChildren = emulatedChildren(run.passes, ["Job", "Deployment", "Service"]);
     const emuDecisions = emulatedDecisions(run.passes, "cibuild");
     writeFileSync(join(kubeconfigPath(), "..", "cibuild-hook-calls.json"), JSON.stringify(recordedCalls("cibuild", sample.metadata.name), null, 1));
-    console.log(JSON.stringify({ cibuild: { realChildren: children.events, emuChildren, phases, emuPhases, realDecisions, emuDecisions } }, null, 1));
+    t.diagnostic(JSON.stringify({ cibuild: { realChildren: children.events, emuChildren, phases, emuPhases, realDecisions, emuDecisions } }));
     assert.deepEqual(children.events, emuChildren, "children created and deleted, in order");
     assert.deepEqual(phases, emuPhases, "phases, in order");
     assert.deepEqual(changes(realDecisions), changes(emuDecisions), "the hooks' decisions that change something, in order");
