@@ -14,10 +14,11 @@
  *
  * @packageDocumentation
  */
-import express, { type NextFunction, type Request, type Response } from "express";
+import express, { type NextFunction, type Request, type RequestHandler, type Response } from "express";
 import type { Logger } from "pino";
-import { HookError, toErrorBody } from "../errors.ts";
-import { createRequestLogger } from "../http/logger.ts";
+import { HookError } from "../errors.ts";
+import { createListenerApp } from "../http/listener.ts";
+import { ByteBudget } from "../http/body.ts";
 import { isDns1123Label } from "../kube/names.ts";
 import type { KubeObject } from "../metacontroller/contract.ts";
 import { checkSpec, type NormalizedSpec } from "../controllers/cibuild/validate.ts";
@@ -49,6 +50,8 @@ export interface ReceiverAppOptions {
   deliveries?: DeliveryLog;
   /** @default {@link DEFAULT_RECEIVER_MAX_IN_FLIGHT} */
   maxInFlight?: number;
+  /** While true every answer carries `Connection: close`. @default never */
+  isDraining?: () => boolean;
 }
 
 interface Candidate {
@@ -73,15 +76,32 @@ export function createReceiverApp(options: ReceiverAppOptions): express.Express 
   const deliveries = options.deliveries ?? new DeliveryLog();
   const maxInFlight = options.maxInFlight ?? DEFAULT_RECEIVER_MAX_IN_FLIGHT;
   let inFlight = 0;
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.use(createRequestLogger(options.logger, ["/healthz"]));
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+  const limit = options.bodyLimitBytes ?? DEFAULT_RECEIVER_BODY_LIMIT;
+  const rawBody = express.raw({ limit, type: () => true });
+  // The signature covers the exact bytes, so the body is read raw (not through the JSON reader);
+  // its errors become the same JSON errors as every other listener's.
+  const raw: RequestHandler = (req, res, next) =>
+    rawBody(req, res, (err?: unknown) => {
+      const e = err as { type?: string } | undefined;
+      if (e?.type === "entity.too.large") return next(new HookError(413, "too_large", `request body exceeds the limit of ${limit} bytes`));
+      if (err) return next(new HookError(400, "bad_request", "the body could not be read"));
+      next();
+    });
+  return createListenerApp({
+    logger: options.logger,
+    quietPaths: ["/healthz"],
+    ...(options.isDraining ? { isDraining: options.isDraining } : {}),
+    // Unused by the receiver's routes (they read raw bytes); the factory wants one.
+    body: { limitBytes: limit, budget: new ByteBudget(limit * maxInFlight) },
+    mount: (app) => {
+      app.get("/healthz", (_req, res) => {
+        res.json({ status: "ok" });
+      });
+      app.post("/push/:namespace", raw, handlePush);
+    },
   });
-  const raw = express.raw({ limit: options.bodyLimitBytes ?? DEFAULT_RECEIVER_BODY_LIMIT, type: () => true });
-  app.post("/push/:namespace", raw, async (req: Request, res: Response, next: NextFunction) => {
+
+  async function handlePush(req: Request, res: Response, next: NextFunction): Promise<void> {
     const headers = readDeliveryHeaders(req.headers);
     if (!headers) return next(new HookError(400, "unknown_provider", "not a GitHub, Gitea/Forgejo or GitLab webhook delivery (no X-GitHub-Event, X-Gitea-Event, X-Forgejo-Event or X-Gitlab-Event header)"));
     if (!isPushEvent(headers)) {
@@ -145,19 +165,5 @@ export function createReceiverApp(options: ReceiverAppOptions): express.Express 
     } finally {
       inFlight--;
     }
-  });
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new HookError(404, "not_found", `no route for ${req.method} ${req.path}`));
-  });
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) return;
-    const e = err as { type?: string; limit?: number; length?: number };
-    let mapped: unknown = err;
-    if (e?.type === "entity.too.large") mapped = new HookError(413, "too_large", `request body exceeds the limit of ${e.limit} bytes`);
-    else if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported" || e?.type === "request.aborted") mapped = new HookError(400, "bad_request", "the body could not be read");
-    const { status, body } = toErrorBody(mapped, String(req.id ?? ""));
-    if (status >= 500) res.err = err instanceof Error ? err : new Error(String(err));
-    res.status(status).json(body);
-  });
-  return app;
+  }
 }

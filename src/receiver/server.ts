@@ -3,8 +3,9 @@
  * off unless that variable is set. Put TLS in front of it (the chart's optional Ingress): the
  * signature proves who sent a delivery, not that nobody else read it.
  *
- * Kept apart from the hook and admission listeners on purpose: it is the only listener that
- * faces the internet, and the only part of metahooks that talks to the Kubernetes API.
+ * Built on the shared listener factory (request logger, error mapper, timeouts, graceful close),
+ * but started apart from the hook and admission listeners: it is the only listener that faces the
+ * internet, and the only part of metahooks that talks to the Kubernetes API.
  *
  * @packageDocumentation
  */
@@ -14,6 +15,7 @@ import type { Logger } from "pino";
 import type { Env } from "../config.ts";
 import { DEFAULT_RECEIVER_BODY_LIMIT, DEFAULT_RECEIVER_MAX_IN_FLIGHT, createReceiverApp } from "./app.ts";
 import type { ReceiverKube } from "./kube.ts";
+import { closeListener, createListenerServer } from "../http/listener.ts";
 
 /** Receiver settings. */
 export interface ReceiverConfig {
@@ -55,16 +57,15 @@ export interface ReceiverServer {
   server: http.Server;
   /** e.g. `http://127.0.0.1:8090`. */
   url: string;
-  close(): Promise<void>;
+  /** Closes gracefully; what is still open at `deadline` (epoch ms, default in 5 s) is cut. */
+  close(deadline?: number): Promise<void>;
 }
 
 /** Starts the receiver and resolves once the port is bound. */
 export async function startReceiverServer(config: ReceiverConfig, deps: { kube: ReceiverKube; logger: Logger; clock?: () => Date }): Promise<ReceiverServer> {
   const app = createReceiverApp({ kube: deps.kube, logger: deps.logger, bodyLimitBytes: config.bodyLimitBytes, maxInFlight: config.maxInFlight, ...(deps.clock ? { clock: deps.clock } : {}) });
-  const server = http.createServer(app);
   // A slow sender must not hold a socket for long: providers send the whole body at once.
-  server.requestTimeout = 15_000;
-  server.headersTimeout = 10_000;
+  const server = createListenerServer(app, { requestTimeoutMs: 15_000, headersTimeoutMs: 10_000 });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ port: config.port, ...(config.host ? { host: config.host } : {}) }, () => {
@@ -79,11 +80,9 @@ export async function startReceiverServer(config: ReceiverConfig, deps: { kube: 
   return {
     server,
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    close: async (deadline = Date.now() + 5_000) => {
+      await closeListener(server, deadline);
+    },
   };
 }
 
