@@ -6,8 +6,6 @@
 import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { runHookCommand, parseNow } from "./cli/hook-command.ts";
-import { serve } from "./server.ts";
-import { startAdmissionFromEnv } from "./admission/server.ts";
 import { controllers } from "./controllers/registry.ts";
 import { CIBUILD_IMAGE_ENV, DEFAULT_CIBUILD_OPTIONS } from "./controllers/cibuild/options.ts";
 
@@ -81,6 +79,9 @@ async function main(argv: string[]): Promise<number> {
     return values.help || command === "help" ? 0 : 1;
   }
   if (command === "serve") {
+    // Loaded only for this command: express, pino and prom-client cost about 100 ms of start-up
+    // that the one-shot hook commands never need.
+    const [{ serve }, { startAdmissionFromEnv }] = await Promise.all([import("./server.ts"), import("./admission/server.ts")]);
     const env = { ...process.env };
     if (values.port !== undefined) env.PORT = values.port;
     // The HTTPS admission webhooks (when ADMISSION_TLS_CERT_FILE/ADMISSION_TLS_KEY_FILE are set)
