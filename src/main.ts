@@ -19,6 +19,8 @@ Usage:
   metahooks explain <kind> <name> [-n <ns>] [-o json] [--kubeconfig <file>]
                                            read a live parent and its children, run the hook
                                            locally and say what it would do now and why
+  metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>]
+                                           the next slots with the hook's DST rules
   metahooks --help                         this text
 
 Kinds: ${controllers.map((c) => `${c.name} (${c.apiVersion} ${c.kind})`).join(", ")}
@@ -56,6 +58,13 @@ ${(Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof typeof CIBUILD_IMAGE_ENV>).map(
 `;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "next") {
+    const { runNext } = await import("./cli/next.ts");
+    const outcome = runNext(argv.slice(1), () => new Date());
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  }
   if (argv[0] === "explain") {
     // Loaded only for this command: it pulls in @kubernetes/client-node, which serve never needs.
     const { runExplain } = await import("./explain/command.ts");
