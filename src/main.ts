@@ -21,6 +21,10 @@ Usage:
                                            locally and say what it would do now and why
   metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>]
                                            the next slots with the hook's DST rules
+  metahooks simulate <cronjob.yaml> --from <time> --to <time> [--job-duration 20m]
+                  [--job-fails 10%] [--seed <n>] [--outage <start>/<end>] [-o json]
+                                           what a CronJob will do: slots, Jobs created or
+                                           skipped (and why), finished, deleted, final status
   metahooks --help                         this text
 
 Kinds: ${controllers.map((c) => `${c.name} (${c.apiVersion} ${c.kind})`).join(", ")}
@@ -61,6 +65,13 @@ async function main(argv: string[]): Promise<number> {
   if (argv[0] === "next") {
     const { runNext } = await import("./cli/next.ts");
     const outcome = runNext(argv.slice(1), () => new Date());
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  }
+  if (argv[0] === "simulate") {
+    const { runSimulate } = await import("./cli/simulate.ts");
+    const outcome = await runSimulate(argv.slice(1));
     process.stdout.write(outcome.stdout);
     process.stderr.write(outcome.stderr);
     return outcome.exitCode;
