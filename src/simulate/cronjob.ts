@@ -155,17 +155,18 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
 
   // What the hook said about each slot's Job name (the last word wins), and about Jobs it left out.
   const slotReasons = new Map<string, SkipReason>();
-  const blockedAt: Array<{ t: number; reason: string }> = [];
+  // Every answered call in time order, with the reason when the CronJob was blocked (suspended, invalid).
+  const calls: HookCallNote[] = [];
   const leftOut = new Map<string, "HistoryLimit" | "Replace">();
   let hookCalls = 0;
-  let lastCallAt = Number.NEGATIVE_INFINITY;
   let failedHookCalls = 0;
   const onCall = (call: InProcessCall) => {
     if (call.kind !== "cronjob" || !call.result) return;
-    lastCallAt = call.at.getTime();
+    const note: HookCallNote = { t: call.at.getTime() };
+    calls.push(note);
     for (const d of call.result.decisions) {
       if (d.action === "skip" && d.object && d.reason) slotReasons.set(d.object, DECISION_REASONS[d.reason] ?? d.reason);
-      else if (d.action === "skip" && d.reason) blockedAt.push({ t: call.at.getTime(), reason: d.reason });
+      else if (d.action === "skip" && d.reason) note.blocked = d.reason;
       else if (d.action === "prune" && d.object) leftOut.set(d.object, "HistoryLimit");
       else if (d.action === "replace" && d.object) leftOut.set(d.object, "Replace");
     }
@@ -235,7 +236,7 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
         push(t, { ...at(t), type: "slot", slot: formatTime(s.at), job, outcome: "created", createdAt: formatTime(new Date(c.t)), delaySeconds: Math.round((c.t - t) / 100) / 10, ...dst });
         continue;
       }
-      const reason = t > lastCallAt ? "Pending" : skipReason(t, jobName, slotReasons, blockedAt, inOutage);
+      const reason = skipReason(t, jobName, slotReasons, calls, inOutage);
       skipped[reason] = (skipped[reason] ?? 0) + 1;
       let message = SKIP_MESSAGES[reason] ?? `the CronJob is not Ready (${reason})`;
       if (reason !== "Outage" && inOutage(t)) message += "; the hook service was down when it was due";
@@ -270,27 +271,32 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
   };
 }
 
-/** Why a slot got no Job: the hook's word about it, else why the hook could not act on it. */
-function skipReason(
-  t: number,
-  jobName: string,
-  slotReasons: ReadonlyMap<string, SkipReason>,
-  blockedAt: ReadonlyArray<{ t: number; reason: string }>,
-  inOutage: (t: number) => boolean,
-): SkipReason {
+/** One answered hook call: when, and why the CronJob was blocked then (if it was). */
+interface HookCallNote {
+  t: number;
+  blocked?: string;
+}
+
+/**
+ * Why a slot got no Job: the hook's word about it; else the CronJob's state at the first call
+ * after the slot (blocked: suspended or invalid); else what kept the hook from acting on it.
+ * @param calls - answered calls in time order
+ */
+function skipReason(t: number, jobName: string, slotReasons: ReadonlyMap<string, SkipReason>, calls: readonly HookCallNote[], inOutage: (t: number) => boolean): SkipReason {
   const said = slotReasons.get(jobName);
   if (said) return said;
-  // A blocked CronJob (suspended, invalid) says so without naming a slot: take the first such
-  // call at or after the slot.
   let lo = 0;
-  let hi = blockedAt.length;
+  let hi = calls.length;
   while (lo < hi) {
     const mid = (lo + hi) >>> 1;
-    if (blockedAt[mid]!.t < t) lo = mid + 1;
+    if (calls[mid]!.t < t) lo = mid + 1;
     else hi = mid;
   }
-  const blocked = blockedAt[lo];
-  if (blocked && blocked.t < t + 60_000) return blocked.reason === "Suspended" ? "Suspended" : blocked.reason;
+  const after = calls[lo];
+  const before = calls[lo - 1];
+  if (after?.blocked) return after.blocked;
+  // No call since the slot: a blocked CronJob asks for no resync, so its state still holds.
+  if (!after && before?.blocked) return before.blocked;
   if (inOutage(t)) return "Outage";
-  return "Superseded";
+  return after ? "Superseded" : "Pending";
 }
