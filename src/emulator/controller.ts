@@ -99,6 +99,12 @@ export interface ControllerOptions {
   resources?: Record<string, ResourceInfo>;
   /** Called after every sync pass. */
   onSync?: (record: SyncRecord) => void;
+  /**
+   * Keep every pass in {@link CompositeControllerEmulator.records} (requests and responses
+   * included). A long run that reads passes through `onSync` only turns it off to stay small.
+   * @default true
+   */
+  keepRecords?: boolean;
 }
 
 const GC_FINALIZERS = ["foregroundDeletion", "orphan"];
@@ -126,6 +132,7 @@ export class CompositeControllerEmulator {
   readonly #transport: HookTransport;
   readonly #faults: ControllerFaults | undefined;
   readonly #onSync: ((r: SyncRecord) => void) | undefined;
+  readonly #keepRecords: boolean;
   readonly #resources: Record<string, ResourceInfo>;
 
   // Work queue state (client-go workqueue semantics).
@@ -152,6 +159,7 @@ export class CompositeControllerEmulator {
     this.#transport = typeof options.hooks === "function" ? httpTransport(options.hooks) : options.hooks.transport;
     this.#faults = options.faults;
     this.#onSync = options.onSync;
+    this.#keepRecords = options.keepRecords ?? true;
     this.#resources = { ...DEFAULT_RESOURCES, ...(options.resources ?? {}) };
     const spec = cc.spec ?? {};
     this.name = cc.metadata.name;
@@ -287,7 +295,7 @@ export class CompositeControllerEmulator {
       this.#processing.delete(key);
       if (this.#dirty.has(key)) this.#queue.push(key);
     }
-    this.records.push(record);
+    if (this.#keepRecords) this.records.push(record);
     this.#onSync?.(record);
     return true;
   }
@@ -672,7 +680,7 @@ export class CompositeControllerEmulator {
   async #post(hook: HookConfig, body: unknown): Promise<Obj> {
     let res: { status: number; retryAfter?: string | undefined; text: string };
     try {
-      res = await this.#transport(hook.path, JSON.stringify(body), hook.timeoutMs);
+      res = await this.#transport(hook.path, body, hook.timeoutMs);
     } catch (err) {
       throw new Error(`Post "${hook.path}": ${err instanceof Error ? err.message : String(err)}`);
     }

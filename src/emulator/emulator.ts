@@ -55,7 +55,7 @@ export class Emulator {
    * @param compositeController - e.g. `def.compositeController("http://hooks")` (only URL paths are used)
    * @param hooks - the hook service: a base URL (real HTTP) or `{ transport }` (e.g. in process)
    */
-  addController(compositeController: Obj, hooks: HookEndpoint, options: { faults?: ControllerFaults; resources?: Record<string, ResourceInfo> } = {}): CompositeControllerEmulator {
+  addController(compositeController: Obj, hooks: HookEndpoint, options: { faults?: ControllerFaults; resources?: Record<string, ResourceInfo>; keepRecords?: boolean } = {}): CompositeControllerEmulator {
     const c = new CompositeControllerEmulator({
       compositeController,
       store: this.store,

@@ -6,7 +6,7 @@
  * @packageDocumentation
  */
 import http from "node:http";
-import { malformedJson, toErrorBody } from "../errors.ts";
+import { toErrorBody } from "../errors.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
 import type { Decision } from "../controllers/types.ts";
 import { runHook, type HookName } from "../metacontroller/run-hook.ts";
@@ -19,10 +19,11 @@ export interface HookReply {
 }
 
 /**
- * Calls one hook: POST `path` (e.g. `/sync/cronjob`) with a JSON `body`.
+ * Calls one hook: POST `path` (e.g. `/sync/cronjob`) with `body` (a JSON value the transport
+ * serializes, or hands over as is when the hook runs in process: hooks never change their input).
  * Rejects like a failed dial or a timeout; resolves with any HTTP answer.
  */
-export type HookTransport = (path: string, body: string, timeoutMs: number) => Promise<HookReply>;
+export type HookTransport = (path: string, body: unknown, timeoutMs: number) => Promise<HookReply>;
 
 const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
 
@@ -31,7 +32,8 @@ const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
  * @param baseUrl - where the service listens right now; undefined means down (connection refused)
  */
 export function httpTransport(baseUrl: () => string | undefined): HookTransport {
-  return (path, body, timeoutMs) => {
+  return (path, value, timeoutMs) => {
+    const body = JSON.stringify(value);
     const base = baseUrl();
     if (!base) return Promise.reject(new Error("dial tcp: connect: connection refused"));
     return new Promise((resolve, reject) => {
@@ -79,6 +81,8 @@ export interface InProcessOptions {
  */
 export function inProcessTransport(controllers: readonly ConfiguredController[], options: InProcessOptions): HookTransport {
   return async (path, body) => {
+    // The request is handed over as is (a pure hook only reads it); the answer still goes through
+    // JSON text, as on the wire, so Metacontroller's side gets objects of its own to change.
     if (options.down?.()) throw new Error("dial tcp: connect: connection refused");
     const [, hook, kind] = path.split("/");
     const configured = controllers.find((c) => c.def.name === kind);
@@ -87,13 +91,8 @@ export function inProcessTransport(controllers: readonly ConfiguredController[],
       return { status: 404, text: JSON.stringify({ error: "not_found", message: `no route for POST ${path}`, requestId: "in-process" }) };
     }
     const at = options.clock();
-    let request: unknown;
+    const request = body;
     try {
-      try {
-        request = JSON.parse(body);
-      } catch (err) {
-        throw malformedJson((err as Error).message);
-      }
       const result = runHook(configured.def, hook as HookName, request, at, configured.options);
       options.onCall?.({ kind: configured.def.name, hook: hook as HookName, at, request, result: { response: result.response, decisions: result.decisions } });
       return { status: 200, text: JSON.stringify(result.response) };

@@ -174,7 +174,7 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
   const controllers = configureControllers({});
   const transport = inProcessTransport(controllers, { clock: () => emu.scheduler.date(), down: () => inOutage(emu.now()), onCall });
   const def = controllers.find((c) => c.def.name === "cronjob")!.def;
-  emu.addController(def.compositeController("http://metahooks.invalid") as Obj, { transport });
+  emu.addController(def.compositeController("http://metahooks.invalid") as Obj, { transport }, { keepRecords: false });
   emu.syncListeners.push((r) => {
     hookCalls++;
     if (!r.ok) failedHookCalls++;
