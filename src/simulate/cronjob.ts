@@ -146,7 +146,7 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
   const emu = new Emulator({
     start: new Date(from),
     // The Pod starts in the API round that creates the Job: the duration counts from creation.
-    world: { jobPlan: () => ({ startAfterSeconds: 0, runSeconds, outcome: rng() < failureRate ? "Failed" : "Complete" }) },
+    world: { jobPlan: () => ({ startAfterSeconds: 0, runSeconds, outcome: rng() < failureRate ? "Failed" : "Complete" }), onEvent: (w) => onWorldEvent(w) },
   });
 
   const events: Array<{ order: number; t: number; event: TimelineEvent }> = [];
@@ -194,8 +194,7 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
       push(emu.now(), { ...at(emu.now()), type: "deleted", job: jobName, reason: leftOut.get(jobName) ?? "Other" });
     }
   });
-  emu.world.events.length = 0;
-  const finishedEvents = (w: { at: number; what: string; target: string }) => {
+  const onWorldEvent = (w: { at: number; what: string; target: string }) => {
     if (w.what !== "job-succeeded" && w.what !== "job-failed") return;
     const jobName = w.target.slice(w.target.lastIndexOf("/") + 1);
     if (!created.has(jobName)) return;
@@ -210,7 +209,6 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
   const live = emu.apply(cronJob);
   uid = live.metadata.uid;
   await emu.runUntil(to);
-  for (const w of emu.world.events) finishedEvents(w);
 
   // Slots: the hook's own schedule evaluation; none when the schedule or zone is invalid.
   let slotCount = 0;
