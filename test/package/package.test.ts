@@ -79,7 +79,7 @@ test("plain `node --test` imports `metahooks` and `metahooks/testing` (no TypeSc
     join(consumer, "plain.test.mjs"),
     `import { test } from "node:test";
 import assert from "node:assert/strict";
-import { configureControllers, runHook, syncCronJob, SyncRequestSchema } from "metahooks";
+import { configureControllers, listSlots, runHook, simulateCronJob, syncCronJob, SyncRequestSchema, zonedSchedule } from "metahooks";
 import { syncAt } from "metahooks/testing";
 
 const request = ${request};
@@ -92,6 +92,11 @@ test("runHook", () => {
 test("testing helpers", () => {
   assert.equal(syncAt(request.parent, "2026-01-05T12:00:30Z").created.length, 1);
 });
+test("simulate and slots", async () => {
+  const { summary } = await simulateCronJob({ cronJob: request.parent, from: new Date("2026-01-05T11:00:00Z"), to: new Date("2026-01-05T11:05:30Z") });
+  assert.equal(summary.created, 5);
+  assert.equal(listSlots(zonedSchedule("@hourly"), new Date("2026-01-01T00:00:00Z"), { count: 2 }).length, 2);
+});
 test("only the exported entry points resolve", async () => {
   await assert.rejects(import("metahooks/dist/main.js"), { code: "ERR_PACKAGE_PATH_NOT_EXPORTED" });
 });
@@ -99,7 +104,7 @@ test("only the exported entry points resolve", async () => {
   );
   const out = run(process.execPath, ["--test", "plain.test.mjs"], consumer);
   assert.equal(out.status, 0, out.output);
-  assert.match(out.output, /pass 3/);
+  assert.match(out.output, /pass 4/);
 });
 
 test("the README's node:test example passes as written against the installed package", () => {
