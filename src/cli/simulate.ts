@@ -55,6 +55,8 @@ export function readCronJobs(text: string, source: string): Array<Record<string,
   }
   const isObject = (o: unknown): o is Record<string, any> => !!o && typeof o === "object" && !Array.isArray(o);
   const cronJobs = objects.filter(isObject).filter((o) => o.apiVersion === API_VERSION && o.kind === KIND);
+  const unnamed = cronJobs.find((c) => typeof c.metadata?.name !== "string" || c.metadata.name === "");
+  if (unnamed) throw new Error(`${source}: a CronJob without metadata.name (the API server would reject it)`);
   if (cronJobs.length > 0) return cronJobs;
   const found = objects.filter(isObject).map((o) => `${o.apiVersion ?? "?"} ${o.kind ?? "?"} ${o.metadata?.name ?? ""}`.trim());
   const upstream = found.some((f) => f.startsWith("batch/v1 CronJob"));

@@ -113,5 +113,6 @@ test("`metahooks simulate` misuse exits 2 with usage; unreadable or CronJob-less
   assert.equal((await runSimulate(["a.yaml", ...window, "--name", "nope"], read)).exitCode, 1);
   assert.equal((await runSimulate(["a.yaml", ...window], () => "a: [")).exitCode, 1);
   assert.equal((await runSimulate(["a.yaml", ...window], () => { throw new Error("ENOENT: no such file"); })).exitCode, 1);
+  assert.throws(() => readCronJobs("apiVersion: batch.tutorial.kubebuilder.io/v1\nkind: CronJob\nspec: {}\n", "x.yaml"), /without metadata.name/);
   assert.equal(readCronJobs(JSON.stringify({ apiVersion: "v1", kind: "List", items: [cronJob({ schedule: "@daily" })] }), "list").length, 1);
 });
