@@ -8,9 +8,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ciBuildUnavailable, loadCIBuildSample, startCIBuildRun } from "./cibuild-harness.ts";
-import type { ControllerFaults } from "./controller.ts";
-import { seededRandom } from "./random.ts";
-import type { Obj } from "./store.ts";
+import type { ControllerFaults } from "../../src/emulator/controller.ts";
+import { seededRandom } from "../../src/emulator/random.ts";
+import type { Obj } from "../../src/emulator/store.ts";
 import { ANNOTATION_PUSHED_COMMIT } from "../../src/controllers/cibuild/naming.ts";
 import { sha256Hex } from "../../src/kube/names.ts";
 

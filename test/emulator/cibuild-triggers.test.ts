@@ -6,8 +6,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ciBuildUnavailable, loadCIBuildSample, startCIBuildRun, type CIBuildRun } from "./cibuild-harness.ts";
-import type { Obj } from "./store.ts";
-import type { JobPlan } from "./world.ts";
+import type { Obj } from "../../src/emulator/store.ts";
+import type { JobPlan } from "../../src/emulator/world.ts";
 import { ANNOTATION_PUSHED_COMMIT } from "../../src/controllers/cibuild/naming.ts";
 
 const unavailable = ciBuildUnavailable();
