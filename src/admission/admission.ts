@@ -7,7 +7,7 @@
  */
 import { z } from "zod";
 import { internalError, invalidRequest } from "../errors.ts";
-import type { ControllerDefinition, SpecProblem } from "../controllers/types.ts";
+import type { Kind, SpecProblem } from "../controllers/types.ts";
 import type { KubeObject } from "../metacontroller/contract.ts";
 import {
   ADMISSION_API_VERSION,
@@ -45,7 +45,7 @@ function formatIssues(error: z.ZodError): string {
     .join("; ");
 }
 
-function parseReview(def: ControllerDefinition<any>, body: unknown): AdmissionRequest {
+function parseReview(def: Kind, body: unknown): AdmissionRequest {
   if (!def.admission) throw invalidRequest(`the ${def.name} controller has no admission support`);
   const parsed = AdmissionReviewRequestSchema.safeParse(body);
   if (!parsed.success) {
@@ -66,7 +66,7 @@ function objectKey(request: AdmissionRequest): string | undefined {
  * route does not serve (a misconfigured webhook must not break other kinds), and an object being
  * deleted (its finalizer removal must never be refused).
  */
-function skipReason(def: ControllerDefinition<any>, request: AdmissionRequest): SkipReason | undefined {
+function skipReason(def: Kind, request: AdmissionRequest): SkipReason | undefined {
   if (request.operation === "DELETE") return "Delete";
   if (request.operation === "CONNECT") return "Connect";
   if (request.subResource) return "Subresource";
@@ -80,7 +80,7 @@ function allow(request: AdmissionRequest, extra: Partial<AdmissionResponse> = {}
   return { apiVersion: ADMISSION_API_VERSION, kind: "AdmissionReview", response: { uid: request.uid, allowed: true, ...extra } };
 }
 
-function skipped(def: ControllerDefinition<any>, request: AdmissionRequest, reason: SkipReason, route: string): AdmissionOutcome {
+function skipped(def: Kind, request: AdmissionRequest, reason: SkipReason, route: string): AdmissionOutcome {
   const extra: Partial<AdmissionResponse> = {};
   if (reason === "OtherKind") {
     const { group, version, kind } = request.kind;
@@ -103,7 +103,7 @@ function problemKey(p: SpecProblem): string {
   return `${p.field}\u0000${p.reason}\u0000${p.message}`;
 }
 
-function callValidate(def: ControllerDefinition<any>, parent: KubeObject, oldParent?: KubeObject): SpecProblem[] {
+function callValidate(def: Kind, parent: KubeObject, oldParent?: KubeObject): SpecProblem[] {
   try {
     return def.admission!.validate(parent, oldParent);
   } catch (err) {
@@ -116,7 +116,7 @@ function callValidate(def: ControllerDefinition<any>, parent: KubeObject, oldPar
  * the shape kubectl users know from built-in validation. The apiserver prefixes it with
  * `admission webhook "<webhook>" denied the request: `.
  */
-export function formatDenial(def: ControllerDefinition<any>, name: string, problems: SpecProblem[]): string {
+export function formatDenial(def: Kind, name: string, problems: SpecProblem[]): string {
   const group = def.apiVersion.includes("/") ? def.apiVersion.slice(0, def.apiVersion.indexOf("/")) : "";
   const what = group ? `${def.kind}.${group}` : def.kind;
   const list = problems.map((p) => `${p.field}: ${p.message} (${p.reason})`).join("; ");
@@ -139,7 +139,7 @@ export function formatDenial(def: ControllerDefinition<any>, name: string, probl
  * @throws HookError 422 when the body is not an AdmissionReview v1 request (or the kind has no
  *   admission support); 500 when the kind's validation throws
  */
-export function validateAdmission(def: ControllerDefinition<any>, body: unknown): AdmissionOutcome {
+export function validateAdmission(def: Kind, body: unknown): AdmissionOutcome {
   const request = parseReview(def, body);
   const skip = skipReason(def, request);
   if (skip) return skipped(def, request, skip, "validate");
@@ -207,7 +207,7 @@ function pointerExists(doc: unknown, pointer: string): boolean {
  * build hash, so a late default would start a rebuild. An object created with the webhook keeps
  * its defaults even when a server-side apply drops them.
  */
-export function defaultsPatch(def: ControllerDefinition<any>, object: KubeObject, oldObject?: KubeObject): AddOperation[] {
+export function defaultsPatch(def: Kind, object: KubeObject, oldObject?: KubeObject): AddOperation[] {
   const spec = (object as { spec?: unknown }).spec;
   if (spec === undefined || spec === null) return [];
   let defaulted: unknown;
@@ -233,7 +233,7 @@ export function defaultsPatch(def: ControllerDefinition<any>, object: KubeObject
  * @throws HookError 422 when the body is not an AdmissionReview v1 request; 500 when the kind's
  *   defaulting throws
  */
-export function mutateAdmission(def: ControllerDefinition<any>, body: unknown): AdmissionOutcome {
+export function mutateAdmission(def: Kind, body: unknown): AdmissionOutcome {
   const request = parseReview(def, body);
   const skip = skipReason(def, request);
   if (skip) return skipped(def, request, skip, "mutate");

@@ -10,7 +10,7 @@ import type { Logger } from "pino";
 import { HookError, malformedJson, toErrorBody } from "../errors.ts";
 import { formatDecisions, runHook, type HookName, type RunResult } from "../metacontroller/run-hook.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
-import type { ControllerDefinition } from "../controllers/types.ts";
+import type { Kind } from "../controllers/types.ts";
 import type { KubeObject } from "../metacontroller/contract.ts";
 import { createMetrics, outcomeOf, recordDecisions, recordInvalidParent, type HookMetrics, type HookOutcome } from "./metrics.ts";
 import { createAdmissionRouter } from "../admission/routes.ts";
@@ -156,7 +156,7 @@ export function createApp(options: AppOptions): express.Express {
   };
 
   for (const { def, options: kindOptions } of options.controllers) {
-    const hooks: HookName[] = def.customize ? ["sync", "finalize", "customize"] : ["sync", "finalize"];
+    const hooks: HookName[] = def.hasCustomize ? ["sync", "finalize", "customize"] : ["sync", "finalize"];
     for (const hook of hooks) {
       app.post(`/${hook}/${def.name}`, track(def.name, hook), guard, json, (req: Request, res: Response) => {
         // The budget timer answered while the body was arriving: nothing more to say.
@@ -211,7 +211,7 @@ export function createApp(options: AppOptions): express.Express {
  * An invalid spec always answers with a `False` condition (project rule), so validation only runs
  * when the answer has one: the common, healthy call pays nothing.
  */
-function invalidSpecReason(def: ControllerDefinition<any>, hook: HookName, body: unknown, result: RunResult): string | undefined {
+function invalidSpecReason(def: Kind, hook: HookName, body: unknown, result: RunResult): string | undefined {
   if (hook !== "sync") return undefined;
   if (def.admission) {
     const conditions = "status" in result.response ? (result.response.status as { conditions?: unknown }).conditions : undefined;

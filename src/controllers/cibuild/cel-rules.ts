@@ -14,7 +14,7 @@
  *
  * @packageDocumentation
  */
-import type { CelRule } from "../cronjob/cel-rules.ts";
+import type { CelRule } from "../../crd/build-crd.ts";
 
 /** `has()` chain plus non-empty check for an optional nested string, e.g. `self.source.git.url`. */
 function present(path: string): string {

@@ -33,11 +33,7 @@ import {
 } from "./status.ts";
 import { BuildReason, ConditionType, DeployReason, REASON_VALID } from "./reasons.ts";
 
-/** Children map keys of the CIBuild CompositeController. */
-export const JOB_GROUP = "Job.batch/v1";
-export const DEPLOYMENT_GROUP = "Deployment.apps/v1";
-export const SERVICE_GROUP = "Service.v1";
-export const POD_GROUP = "Pod.v1";
+import { DEPLOYMENT_GROUP, JOB_GROUP, POD_GROUP, SERVICE_GROUP } from "./resources.ts";
 
 /** The observed children of one request, by kind. */
 export interface ObservedChildren {

@@ -5,6 +5,7 @@
  */
 import type { KubeObject } from "../../metacontroller/contract.ts";
 import type { SpecProblem } from "../types.ts";
+import { writeDefaults } from "../defaults.ts";
 import { DEFAULTS, MAX_CRONJOB_NAME_LENGTH, Reason } from "./constants.ts";
 import { CronJobSpecSchema, type CronJobSpec } from "./schema.ts";
 import { parseSchedule, type Schedule } from "./schedule.ts";
@@ -109,8 +110,6 @@ export function validateCronJob(parent: KubeObject, oldParent?: KubeObject): Spe
 export function defaultCronJobSpec(spec: unknown): unknown {
   if (!spec || typeof spec !== "object" || Array.isArray(spec)) return spec;
   const out: Record<string, unknown> = { ...(spec as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(DEFAULTS)) {
-    if (out[key] === undefined) out[key] = value;
-  }
+  writeDefaults(out, DEFAULTS);
   return out;
 }
