@@ -1,10 +1,9 @@
 /**
  * The CIBuild API (`cicd.cicd.com/v1alpha1`): one zod schema for spec and status, the single
- * source of the hook's type checks, the TypeScript types and the CRD's openAPIV3Schema
- * (cibuild-api.md §7.2, §7.3).
+ * source of the hook's type checks, the TypeScript types and the CRD's openAPIV3Schema.
  *
  * The schema holds *no* `.default()`: defaults are applied by the hook ({@link normalizeSpec} in
- * `validate.ts`), never stored, because the build hash is taken over the spec as received (§7.4)
+ * `validate.ts`), never stored, because the build hash is taken over the spec as received
  * and an apiserver-written default would change it.
  *
  * @packageDocumentation
@@ -19,7 +18,7 @@ export const CIBUILD_GROUP = "cicd.cicd.com";
 export const CIBUILD_VERSION = "v1alpha1";
 /** `apiVersion` of CIBuild objects. */
 export const CIBUILD_API_VERSION = `${CIBUILD_GROUP}/${CIBUILD_VERSION}`;
-/** CRD plural (decision D7: not the seed's `cibuildren`). */
+/** CRD plural: not the seed's `cibuildren`, a pluralizer bug (the samples never name the plural). */
 export const CIBUILD_PLURAL = "cibuilds";
 
 /** Kubernetes resource quantities: `"500m"`, `"1Gi"` or an integer. */
@@ -202,7 +201,7 @@ export const DeploymentStatusSchema = z.object({
 /** What status reports about the Deployment. */
 export type DeploymentStatus = z.infer<typeof DeploymentStatusSchema>;
 
-/** Overall phases (`status.phase`, §7.3). */
+/** Overall phases (`status.phase`). */
 export const PHASES = [
   "Pending",
   "Building",
@@ -222,7 +221,7 @@ export const CIBuildStatusSchema = z.object({
   observedGeneration: z.int().optional(),
   phase: z.enum(PHASES).optional(),
   message: z.string().optional(),
-  buildHash: z.string().optional().describe("Build hash of the current spec (cibuild-api.md §7.4)."),
+  buildHash: z.string().optional().describe("Build hash of the current spec: SHA-256 of the spec without deploy, retention and suspend (first 10 hex characters); new inputs, new build."),
   conditions: z.array(ConditionSchema).optional(),
   currentBuild: BuildRecordSchema.optional(),
   lastSuccessfulBuild: SuccessfulBuildSchema.optional(),

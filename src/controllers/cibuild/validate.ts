@@ -1,8 +1,9 @@
 /**
- * Validation and normalization of a CIBuild spec (cibuild-api.md §7.2, §7.7).
+ * Validation and normalization of a CIBuild spec.
  *
  * One path for the sync hook and the admission webhook: {@link checkSpec} runs the zod schema
- * (types, enums, ranges) and the semantic rules, sorts the problems in the §7.7 order and, when
+ * (types, enums, ranges) and the semantic rules, sorts the problems in the check order
+ * (docs/cibuild.md, "Validation order") and, when
  * there are none, returns the spec with every default applied and the legacy seed fields folded
  * into the structured ones.
  *
@@ -21,9 +22,12 @@ import { isValidTag, parseImageReference } from "./image-ref.ts";
 /** How git-sync reaches the repository. */
 export type GitTransport = "ssh" | "https";
 
-/** A valid spec with every §7.2 default applied and legacy fields folded in. */
+/** A valid spec with every default applied and legacy fields folded in. */
 export interface NormalizedSpec {
-  /** `spec.output` absent and `spec.imageDestination` set: only changes the `insecure` default (D1). */
+  /**
+   * `spec.output` absent and `spec.imageDestination` set: only changes the `insecure` default,
+   * which is then true because the seed samples push to a plain-HTTP kind registry.
+   */
   legacyMode: boolean;
   git: {
     url: string;
@@ -80,7 +84,7 @@ export interface NormalizedSpec {
 /** Result of {@link checkSpec}. */
 export type SpecCheck = { valid: true; spec: NormalizedSpec } | { valid: false; problems: SpecProblem[] };
 
-/** Default `build.timeout` (§7.2): 30 minutes, in seconds. */
+/** Default `build.timeout`: 30 minutes, in seconds. */
 export const DEFAULT_TIMEOUT_SECONDS = 1800;
 /** Largest accepted `build.timeout`: 7 days, in seconds. */
 export const MAX_TIMEOUT_SECONDS = 7 * 24 * 3600;
@@ -93,7 +97,7 @@ const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
 const QUANTITY = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+|[numkMGTPE]|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
 
-/** Legacy seed fields and their structured twins (§7.1). */
+/** Legacy seed fields and their structured twins (both may be set only to the same value). */
 export const LEGACY_TWINS: ReadonlyArray<readonly [legacy: string, structured: readonly string[]]> = [
   ["SCMRepoURL", ["source", "git", "url"]],
   ["SCMBranch", ["source", "git", "revision"]],
@@ -385,7 +389,7 @@ function semanticProblems(raw: unknown): SpecProblem[] {
 }
 
 /**
- * Every problem of a spec, in the §7.7 order (the first is the `SpecValid=False` reason).
+ * Every problem of a spec, in the check order (the first is the `SpecValid=False` reason).
  * @param raw - `parent.spec` as received (anything)
  * @returns an empty list for a valid spec
  */
@@ -410,7 +414,7 @@ export function checkSpec(raw: unknown): SpecCheck {
 }
 
 /**
- * Applies the §7.2 defaults to a spec that passed {@link validateSpec}.
+ * Applies the defaults to a spec that passed {@link validateSpec}.
  * @throws Error when a required field is missing (call {@link checkSpec} instead)
  */
 export function normalizeSpec(spec: CIBuildSpec): NormalizedSpec {
@@ -523,7 +527,7 @@ function setDefault(obj: Record<string, unknown>, key: string, value: unknown): 
 }
 
 /**
- * The spec with the §7.2 defaults written out where unset, for a mutating webhook. Legacy fields
+ * The spec with the defaults written out where unset, for a mutating webhook. Legacy fields
  * are never rewritten and their structured twins are never added (that would create a
  * conflict); `spec.output` is only completed when present, so a legacy-mode spec stays in legacy
  * mode. Defaults whose meaning is "empty" (revision, contextDir, rebuildToken) are not written.

@@ -3,8 +3,8 @@
  *
  * croner's grammar is wider than robfig's (6/7 fields, `L`, `W`, `#`, day-of-week 7) and its
  * day-of-month/day-of-week OR rule looks at the literal `*` only, so this wrapper checks the
- * robfig grammar itself and hands croner a canonical pattern of explicit value lists
- * (cronjob-semantics.md §4 "Wrapper rules"). `@every` is not a cron pattern and is computed here.
+ * robfig grammar itself and hands croner a canonical pattern of explicit value lists, so both
+ * libraries agree on which days fire. `@every` is not a cron pattern and is computed here.
  *
  * @packageDocumentation
  */
@@ -223,7 +223,8 @@ class CronSchedule implements Schedule {
     // Always pass the zone (croner would otherwise use the process' local zone). UTC has no DST,
     // so it goes through croner's fixed-offset path, about ten times faster than Intl.
     // fixedTimeRule "no-wildcard" with the spelling kept by canonicalField gives Vixie cron's DST
-    // handling (issue 2 rule 7).
+    // handling: a fixed-time slot in the spring-forward gap runs once just after it, one in the
+    // repeated hour once at its first occurrence (docs/cronjob.md, "Daylight saving").
     const where = zone === "UTC" ? { utcOffset: 0 } : { timezone: zone };
     this.cron = new Cron(pattern, { ...where, paused: true, mode: "5-part", domAndDow: false, fixedTimeRule: "no-wildcard" });
   }

@@ -108,7 +108,7 @@ export const ConditionSchema = z.strictObject({
 
 /**
  * `status.schedule`: the schedule and zone in force and since when the hook has seen them.
- * Slots of a changed schedule before `since` are not run (issue 2 rule 9).
+ * Slots of a changed schedule before `since` are not run (docs/cronjob.md, "Schedule changes").
  */
 export const ScheduleRecordSchema = z.strictObject({
   schedule: z.string(),

@@ -73,7 +73,8 @@ function condition(type: string, status: ConditionInput["status"], reason: strin
 }
 
 /**
- * Decides what to do about the most recent slot in (last schedule time, now] (issue 2 rule 8):
+ * Decides what to do about the most recent slot in (last schedule time, now] (docs/cronjob.md,
+ * "Which slot runs"):
  * skip it when a Job of that name is known, when it is later than startingDeadlineSeconds
  * (without moving lastScheduleTime), or under Forbid while a Job runs (also without moving it);
  * under Replace leave every running Job out; then create its Job. At most one Job per call.
@@ -187,7 +188,8 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
   const status = currentStatus(parent);
   const decisions: Decision[] = [];
 
-  // Rule 3: history cleanup on every call, before anything can stop us.
+  // History cleanup on every call, before anything can stop us: a suspended, invalid or deleted
+  // CronJob must not let finished Jobs pile up.
   const pruned = selectHistoryToPrune(jobs, historyLimits(spec));
   for (const job of pruned) decisions.push({ action: Action.Prune, reason: "HistoryLimit", object: job.metadata.name });
   const prunedNames = new Set(pruned.map((j) => j.metadata.name));
@@ -208,13 +210,14 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
   if (!blocked && valid) {
     const anchor = lastScheduleTime ?? creation ?? now;
     // The effective last schedule time is never after now, so the next slot is the first after
-    // now (rule 12), also after a Job is created below. Asked first: a schedule with no future
+    // now, also after a Job is created below (the resync targets it). Asked first: a schedule with no future
     // slot (`0 0 30 2 *`) never had a past one either, and the backward search is the costly one.
     const next = valid.schedule.nextSlot(now, anchor);
     let candidate = next ? valid.schedule.latestSlot(now, anchor) : undefined;
     const since = parseTime(record.since)!;
     if (candidate && candidate.getTime() < since.getTime()) {
-      // Rule 9: slots of a changed schedule before the change was first seen are not run.
+      // Slots of a changed schedule before the change was first seen are not run: running one
+      // retroactively is the surprise kubernetes#130838 reports (docs/cronjob.md, "Schedule changes").
       decisions.push({ action: Action.Skip, reason: SkipReason.BeforeScheduleChange, object: jobNameFor(cronJobName, candidate) });
       candidate = undefined;
     }
