@@ -16,7 +16,7 @@ import { HookServer } from "./hook-server.ts";
 import { refOf, type Obj } from "./store.ts";
 import type { JobPlan } from "./world.ts";
 
-/** The build-hash label the CIBuild hook puts on build Jobs (cibuild-api.md §7.4). */
+/** The build-hash label the CIBuild hook puts on build Jobs. */
 export const BUILD_HASH_LABEL = "cicd.cicd.com/build-hash";
 
 /** Seed sample names (`examples/cibuild/cibuild-<name>.yaml`). */

@@ -3,7 +3,7 @@
  * start, then Complete or Failed after a chosen time, with container termination messages) and
  * the Deployment controller (becomes available after a delay).
  *
- * Build Pods follow the CIBuild contract (cibuild-api.md §3.4, §7.5): init containers `git-sync`
+ * Build Pods follow the CIBuild build Job (src/controllers/cibuild/build-job.ts): init containers `git-sync`
  * and `prepare`, main container `build`; `prepare` writes the commit SHA and `build` (kaniko's
  * `--digest-file=/dev/termination-log`) writes `sha256:<64 hex>` as termination messages.
  *

@@ -1,4 +1,5 @@
-// The real-world cases of shared/cases/cibuild.md (B1-B9), one test each at least.
+// Real-world CIBuild failure cases, one test each at least. The B-numbers only trace them to the
+// bug-report inputs they came from; each test name states the behaviour.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";

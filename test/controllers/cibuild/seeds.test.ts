@@ -48,7 +48,7 @@ for (const [name, spec] of Object.entries(SEED_SPECS)) {
     assert.deepStrictEqual(prepareEnv[0], { name: "CONTEXT_DIR", value: (spec.subContext as string | undefined) ?? "." });
     const buildArgs: string[] = job.spec.template.spec.containers[0].args;
     assert.ok(buildArgs.includes(`--destination=${spec.imageDestination}`));
-    assert.ok(buildArgs.includes("--insecure"), "legacy mode pushes over HTTP to kind-registry:5000 (D1)");
+    assert.ok(buildArgs.includes("--insecure"), "legacy mode pushes over HTTP to kind-registry:5000");
     assert.equal(fresh!.status.phase, "Pending");
     assert.equal(running!.status.phase, "Building");
     assert.equal((running!.status.currentBuild as any).commitSHA, SHA);

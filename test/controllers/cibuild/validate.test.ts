@@ -20,7 +20,7 @@ test("every seed sample is valid", () => {
   for (const spec of Object.values(SEED_SPECS)) assert.deepStrictEqual(validateSpec(spec), []);
 });
 
-test("each §7.7 reason is detected", () => {
+test("each SpecValid=False reason is detected", () => {
   const table: Array<[unknown, string]> = [
     [{ ...go, source: { git: { url: "git@github.com:o/other.git" } } }, "ConflictingFields"],
     [{ ...go, subContext: "app2", source: { contextDir: "app1" } }, "ConflictingFields"],
@@ -56,7 +56,7 @@ test("each §7.7 reason is detected", () => {
   for (const [spec, reason] of table) assert.equal(reasons(spec)[0], reason, `${JSON.stringify(spec)} → ${reason}`);
 });
 
-test("problems come in the §7.7 order and the first one wins", () => {
+test("problems come in the documented check order and the first one wins", () => {
   const all = reasons({
     SCMRepoURL: "https://u:p@h/r.git",
     source: { git: { url: "https://other/r.git" }, contextDir: "../x" },
@@ -117,7 +117,7 @@ test("durations", () => {
   assert.equal(parseDurationSeconds("1.5h"), undefined);
 });
 
-test("legacy mode defaults the push to insecure (D1); structured output does not", () => {
+test("legacy mode defaults the push to insecure (the seed's kind registry is plain HTTP); structured output does not", () => {
   const legacy = checkSpec(go);
   assert.ok(legacy.valid);
   assert.equal(legacy.spec.legacyMode, true);
