@@ -5,23 +5,22 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { controllers } from "../../src/controllers/registry.ts";
 import { CHART_DIR as GENERATED_CHART_DIR, renderChartFiles } from "../../src/crd/manifests.ts";
-import { CHART_DIR, helmSkipReason, lintChart, runHelm, stageChart, templateChart } from "../helpers/helm.ts";
+import { CHART_DIR, lintChart, runHelm, stageChart, templateChart } from "../helpers/helm.ts";
 
-const skip = helmSkipReason;
 
-test("the bundled helm is Helm 4", { skip }, () => {
+test("the bundled helm is Helm 4", () => {
   const result = runHelm(["version", "--short"]);
   assert.equal(result.status, 0, result.stderr);
   assert.match(result.stdout, /^v4\./);
 });
 
-test("helm lint --strict passes with default values", { skip }, () => {
+test("helm lint --strict passes with default values", () => {
   const result = lintChart();
   assert.equal(result.status, 0, result.stdout + result.stderr);
   assert.doesNotMatch(result.stdout, /\[(WARNING|ERROR)\]/);
 });
 
-test("helm lint --strict passes with every optional feature on", { skip }, () => {
+test("helm lint --strict passes with every optional feature on", () => {
   const result = lintChart({
     "auth.enabled": "true",
     "tls.enabled": "true",
@@ -34,19 +33,19 @@ test("helm lint --strict passes with every optional feature on", { skip }, () =>
   assert.equal(result.status, 0, result.stdout + result.stderr);
 });
 
-test("a wrongly typed value fails lint and names the field and the type", { skip }, () => {
+test("a wrongly typed value fails lint and names the field and the type", () => {
   const result = lintChart({ replicaCount: "two" });
   assert.notEqual(result.status, 0);
   assert.match(result.stdout + result.stderr, /at '\/replicaCount': got string, want integer/);
 });
 
-test("an unknown top-level key fails lint (typos do not pass silently)", { skip }, () => {
+test("an unknown top-level key fails lint (typos do not pass silently)", () => {
   const result = lintChart({ replicaCont: "3" });
   assert.notEqual(result.status, 0);
   assert.match(result.stdout + result.stderr, /additional properties 'replicaCont' not allowed/);
 });
 
-test("bad hook settings fail lint", { skip }, () => {
+test("bad hook settings fail lint", () => {
   for (const [key, value, field] of [
     ["controllers.cronjob.hookVersion", "v3", "/controllers/cronjob/hookVersion"],
     ["controllers.cronjob.hookTimeout", "10 seconds", "/controllers/cronjob/hookTimeout"],
@@ -58,7 +57,7 @@ test("bad hook settings fail lint", { skip }, () => {
   }
 });
 
-test("NOTES.txt tells how to create a first CronJob and see its status", { skip }, () => {
+test("NOTES.txt tells how to create a first CronJob and see its status", () => {
   const result = runHelm(["install", "rel", stageChart(), "--dry-run=client", "--namespace", "hooks"]);
   assert.equal(result.status, 0, result.stderr);
   const notes = result.stdout.slice(result.stdout.indexOf("NOTES:"));
@@ -90,7 +89,7 @@ test("the chart's generated files match the code (run `npm run generate` after a
   }
 });
 
-test("an admission port that collides with the hook or admin port fails to render with a clear message", { skip }, () => {
+test("an admission port that collides with the hook or admin port fails to render with a clear message", () => {
   // helm lint only logs a template's `fail` (INFO); template and install stop on it.
   for (const port of ["8080", "9090"]) {
     const result = templateChart({ set: { "admissionWebhooks.enabled": "true", "admissionWebhooks.port": port } });

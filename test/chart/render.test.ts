@@ -4,12 +4,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { controllers } from "../../src/controllers/registry.ts";
-import { CHART_DIR, helmSkipReason, renderChart, templateChart, type KubeDoc } from "../helpers/helm.ts";
+import { CHART_DIR, renderChart, templateChart, type KubeDoc } from "../helpers/helm.ts";
 import { assertValidRenderedObject } from "../helpers/chart-objects.ts";
 
 const NAMESPACE = "hooks";
 const FULLNAME = "release-metahooks";
-const skip = helmSkipReason;
 
 function only(docs: KubeDoc[], kind: string): KubeDoc {
   const found = docs.filter((d) => d.kind === kind);
@@ -38,9 +37,9 @@ function withoutHookSettings(spec: any): any {
   return copy;
 }
 
-const defaults = skip ? [] : renderChart();
+const defaults = renderChart();
 
-describe("helm template with default values", { skip }, () => {
+describe("helm template with default values", () => {
   test("renders the hook service objects plus one CompositeController per controller kind", () => {
     const kinds = defaults.map((d) => d.kind).sort();
     const expected = ["Deployment", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"];
@@ -152,7 +151,7 @@ describe("helm template with default values", { skip }, () => {
   });
 });
 
-describe("the chart's CRDs and CompositeController files are generated", { skip }, () => {
+describe("the chart's CRDs and CompositeController files are generated", () => {
   test("crds/ is byte-identical to metacontroller/crds/", () => {
     const ours = readdirYaml(join(CHART_DIR, "crds"));
     const theirs = readdirYaml("metacontroller/crds");
@@ -179,7 +178,7 @@ describe("the chart's CRDs and CompositeController files are generated", { skip 
   });
 });
 
-describe("helm template with toggles", { skip }, () => {
+describe("helm template with toggles", () => {
   for (const def of controllers) {
     test(`controllers.${def.name}.enabled=false removes only its CompositeController`, () => {
       const docs = renderChart({ set: { [`controllers.${def.name}.enabled`]: "false" } });

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { findController } from "../../src/controllers/registry.ts";
 import { controllerRef, type CompositeControllerEmulator, type ControllerFaults, type SyncRecord } from "./controller.ts";
@@ -24,17 +24,9 @@ export const SEED_SAMPLES = ["go", "nodejs", "java", "ace"] as const;
 
 /** A CIBuild seed sample, unchanged, in namespace `default`. */
 export function loadCIBuildSample(name: string): Obj {
-  const local = new URL(`../../examples/cibuild/cibuild-${name}.yaml`, import.meta.url);
-  const path = existsSync(local) ? local : `/work/shared/seed-samples/cibuild/cibuild-${name}.yaml`;
-  const obj = parse(readFileSync(path, "utf8")) as Obj;
+  const obj = parse(readFileSync(new URL(`../../examples/cibuild/cibuild-${name}.yaml`, import.meta.url), "utf8")) as Obj;
   obj.metadata.namespace ??= "default";
   return obj;
-}
-
-/** Why the CIBuild scenarios cannot run on this branch, or undefined when they can. */
-export function ciBuildUnavailable(): string | undefined {
-  if (!findController("cibuild")) return "the cibuild kind is not in src/controllers/registry.ts on this branch (CIBuild controller not merged yet)";
-  return undefined;
 }
 
 /** Options of {@link startCIBuildRun}. */
