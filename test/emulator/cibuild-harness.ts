@@ -19,12 +19,12 @@ import type { JobPlan } from "./world.ts";
 /** The build-hash label the CIBuild hook puts on build Jobs. */
 export const BUILD_HASH_LABEL = "cicd.cicd.com/build-hash";
 
-/** Seed sample names (`examples/cibuild/cibuild-<name>.yaml`). */
+/** Seed sample names (`test/fixtures/seed-samples/cibuild/cibuild-<name>.yaml`, copies of the seed operator's samples). */
 export const SEED_SAMPLES = ["go", "nodejs", "java", "ace"] as const;
 
 /** A CIBuild seed sample, unchanged, in namespace `default`. */
 export function loadCIBuildSample(name: string): Obj {
-  const obj = parse(readFileSync(new URL(`../../examples/cibuild/cibuild-${name}.yaml`, import.meta.url), "utf8")) as Obj;
+  const obj = parse(readFileSync(new URL(`../fixtures/seed-samples/cibuild/cibuild-${name}.yaml`, import.meta.url), "utf8")) as Obj;
   obj.metadata.namespace ??= "default";
   return obj;
 }
