@@ -6,8 +6,6 @@
 import { parseArgs } from "node:util";
 import { readFileSync } from "node:fs";
 import { runHookCommand, parseNow } from "./cli/hook-command.ts";
-import { serve } from "./server.ts";
-import { startAdmissionFromEnv } from "./admission/server.ts";
 import { controllers } from "./controllers/registry.ts";
 import { helpText } from "./cli/help.ts";
 
@@ -43,6 +41,10 @@ async function main(argv: string[]): Promise<number> {
     // start first: if they cannot (port taken, key not matching the certificate) the process
     // exits before anything reports Ready. A pod that is Ready without its admission listener
     // would make a failurePolicy=Fail webhook reject every CronJob and CIBuild write.
+    // Loaded only for this command: the hook commands never need express, pino or prom-client
+    // (each CLI call starts faster without them).
+    const { startAdmissionFromEnv } = await import("./admission/server.ts");
+    const { serve } = await import("./server.ts");
     await startAdmissionFromEnv(env);
     await serve(env);
     return 0;

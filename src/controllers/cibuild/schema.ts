@@ -10,6 +10,7 @@
  */
 import { z } from "zod";
 import type { KindSchema } from "../types.ts";
+import { ConditionSchema } from "../../kube/conditions.ts";
 import { ciBuildCelRules } from "./cel-rules.ts";
 
 /** API group of the CIBuild kind (the seed's `cicd` group + `cicd.com` domain). */
@@ -140,15 +141,6 @@ export const CIBuildSpecSchema = z
 
 /** A CIBuild spec as parsed by {@link CIBuildSpecSchema} (every field optional). */
 export type CIBuildSpec = z.infer<typeof CIBuildSpecSchema>;
-
-const ConditionSchema = z.object({
-  type: z.string(),
-  status: z.enum(["True", "False", "Unknown"]),
-  reason: z.string(),
-  message: z.string(),
-  lastTransitionTime: z.string(),
-  observedGeneration: z.int().optional(),
-});
 
 /** Phases of one build (`status.currentBuild.phase`). */
 export const BUILD_PHASES = ["Pending", "Running", "Succeeded", "Failed", "Cancelled"] as const;

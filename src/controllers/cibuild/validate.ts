@@ -15,6 +15,7 @@
 import type { z } from "zod";
 import type { SpecProblem } from "../types.ts";
 import { isDns1123Subdomain } from "../../kube/names.ts";
+import { parseGoDuration, wholeSeconds } from "../../kube/duration.ts";
 import { CIBuildSpecSchema, type CIBuildSpec } from "./schema.ts";
 import { SPEC_REASON_ORDER, SpecReason } from "./reasons.ts";
 import { isValidTag, parseImageReference } from "./image-ref.ts";
@@ -122,13 +123,13 @@ function text(value: unknown, path: readonly string[]): string | undefined {
 }
 
 /**
- * Parses a duration such as `30m`, `1h30m`, `90s` (Go `time.Duration` units h, m, s; whole seconds).
- * @returns seconds, or undefined when the text is not such a duration
+ * Parses a duration such as `30m`, `1h30m`, `1.5h` (Go `time.ParseDuration`) into whole seconds
+ * (a Job's `activeDeadlineSeconds` has no finer unit).
+ * @returns seconds, or undefined when the text is not a non-negative Go duration
  */
 export function parseDurationSeconds(value: string): number | undefined {
-  const m = /^(?:(\d{1,6})h)?(?:(\d{1,7})m)?(?:(\d{1,9})s)?$/.exec(value);
-  if (!m || value === "") return undefined;
-  return Number(m[1] ?? 0) * 3600 + Number(m[2] ?? 0) * 60 + Number(m[3] ?? 0);
+  const parsed = parseGoDuration(value);
+  return parsed.ok && parsed.nanoseconds >= 0n ? wholeSeconds(parsed.nanoseconds) : undefined;
 }
 
 /**

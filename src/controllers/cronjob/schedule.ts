@@ -9,6 +9,7 @@
  * @packageDocumentation
  */
 import { Cron } from "croner";
+import { parseGoDuration, wholeSeconds } from "../../kube/duration.ts";
 
 /** A parsed schedule. All times are instants; slots are never iterated. */
 export interface Schedule {
@@ -143,40 +144,25 @@ function canonicalPattern(text: string): string {
   return fields.map((f, i) => canonicalField(f, FIELDS[i]!)).join(" ");
 }
 
-const UNIT_NS: Readonly<Record<string, bigint>> = {
-  ns: 1n,
-  us: 1_000n,
-  "µs": 1_000n,
-  "μs": 1_000n,
-  ms: 1_000_000n,
-  s: 1_000_000_000n,
-  m: 60_000_000_000n,
-  h: 3_600_000_000_000n,
-};
-const MAX_DURATION_NS = 9_223_372_036_854_775_807n;
-
 /**
- * Parses a Go duration (`time.ParseDuration`: `1h30m`, `1.5h`, `90s`, `300ms`) into whole
- * seconds, truncating fractions of a second as robfig's `Every` does.
+ * Parses the duration of `@every` (Go `time.ParseDuration`: `1h30m`, `1.5h`, `90s`, `300ms`) into
+ * whole seconds, truncating fractions of a second as robfig's `Every` does.
  * @throws ScheduleSyntaxError for anything Go would reject, a negative value, or less than 1 s
  *   (robfig silently raises those to 1 s; a CronJob firing every second is never intended)
  */
 export function parseGoDurationSeconds(text: string): number {
-  if (text === "0") throw new ScheduleSyntaxError("@every needs a duration of at least 1s");
-  const match = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/.exec(text);
-  if (!match) throw new ScheduleSyntaxError(`@every: ${JSON.stringify(text)} is not a Go duration (e.g. 90s, 1h30m)`);
-  let total = 0n;
-  for (const part of match[2]!.matchAll(/(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/g)) {
-    const unit = UNIT_NS[part[3]!]!;
-    const whole = part[1] ? BigInt(part[1]) : 0n;
-    const fraction = part[2] ?? "";
-    total += whole * unit + (fraction ? (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length) : 0n);
-    if (total > MAX_DURATION_NS) throw new ScheduleSyntaxError(`@every: ${JSON.stringify(text)} overflows a Go duration`);
+  const parsed = parseGoDuration(text);
+  if (!parsed.ok) {
+    throw new ScheduleSyntaxError(
+      parsed.error === "overflow"
+        ? `@every: ${JSON.stringify(text)} overflows a Go duration`
+        : `@every: ${JSON.stringify(text)} is not a Go duration (e.g. 90s, 1h30m)`,
+    );
   }
-  if (match[1] === "-" && total > 0n) throw new ScheduleSyntaxError("@every needs a positive duration");
-  const seconds = total / 1_000_000_000n;
-  if (seconds < 1n) throw new ScheduleSyntaxError("@every needs a duration of at least 1s");
-  return Number(seconds);
+  if (parsed.nanoseconds < 0n) throw new ScheduleSyntaxError("@every needs a positive duration");
+  const seconds = wholeSeconds(parsed.nanoseconds);
+  if (seconds < 1) throw new ScheduleSyntaxError("@every needs a duration of at least 1s");
+  return seconds;
 }
 
 /** Why a schedule text is not accepted, or undefined when it parses. Does not look at zones. */

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import type { KindSchema } from "../types.ts";
+import { ConditionSchema } from "../../kube/conditions.ts";
 import { cronJobCelRules } from "./cel-rules.ts";
 import { MAX_ACTIVE_REFS } from "./constants.ts";
 
@@ -95,16 +96,6 @@ export const JobReferenceSchema = z.strictObject({
 
 /** A reference to a Job in `status.active`. */
 export type JobReference = z.infer<typeof JobReferenceSchema>;
-
-/** A metav1.Condition. */
-export const ConditionSchema = z.strictObject({
-  type: z.string(),
-  status: z.enum(["True", "False", "Unknown"]),
-  reason: z.string(),
-  message: z.string(),
-  lastTransitionTime: z.iso.datetime({ offset: true }),
-  observedGeneration: z.number().int().optional(),
-});
 
 /**
  * `status.schedule`: the schedule and zone in force and since when the hook has seen them.

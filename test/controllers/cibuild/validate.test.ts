@@ -109,12 +109,16 @@ test("image references: the registry port is not a tag; digests are refused", ()
   assert.ok("problem" in parseImageReference("a:b:c"));
 });
 
-test("durations", () => {
+test("build.timeout is a Go duration (the grammar of CronJob @every too), in whole seconds", () => {
   assert.equal(parseDurationSeconds("30m"), 1800);
   assert.equal(parseDurationSeconds("1h30m"), 5400);
   assert.equal(parseDurationSeconds("45s"), 45);
+  assert.equal(parseDurationSeconds("1.5h"), 5400);
+  assert.equal(parseDurationSeconds("90.9s"), 90);
   assert.equal(parseDurationSeconds(""), undefined);
-  assert.equal(parseDurationSeconds("1.5h"), undefined);
+  assert.equal(parseDurationSeconds("5"), undefined);
+  assert.equal(parseDurationSeconds("-5m"), undefined);
+  assert.equal(parseDurationSeconds("forever"), undefined);
 });
 
 test("legacy mode defaults the push to insecure (the seed's kind registry is plain HTTP); structured output does not", () => {
