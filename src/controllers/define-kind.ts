@@ -16,7 +16,7 @@ import type { ChildResource, Kind, KindDeclaration, ParentResource } from "./typ
 export const HOOK_TIMEOUT = "10s";
 
 /** The CompositeController API our manifests use. */
-export const COMPOSITE_CONTROLLER_API_VERSION = "metacontroller.k8s.io/v1alpha1";
+const COMPOSITE_CONTROLLER_API_VERSION = "metacontroller.k8s.io/v1alpha1";
 
 /**
  * The key of a child group in hook requests and responses: `<kind>.<apiVersion>`, e.g.
@@ -27,7 +27,7 @@ export function groupKey(child: Pick<ChildResource, "apiVersion" | "kind">): str
 }
 
 /** `group` and `version` of an `apiVersion` (`v1` is the core group `""`). */
-export function splitApiVersion(apiVersion: string): { group: string; version: string } {
+function splitApiVersion(apiVersion: string): { group: string; version: string } {
   const slash = apiVersion.indexOf("/");
   return slash < 0 ? { group: "", version: apiVersion } : { group: apiVersion.slice(0, slash), version: apiVersion.slice(slash + 1) };
 }

@@ -36,7 +36,7 @@ export interface KubeconfigOptions {
 }
 
 /** The API base path of an apiVersion: `v1` → `/api/v1`, `batch/v1` → `/apis/batch/v1`. */
-export function apiBasePath(apiVersion: string): string {
+function apiBasePath(apiVersion: string): string {
   return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 

@@ -36,7 +36,7 @@ export type ConditionInput = Omit<Condition, "lastTransitionTime">;
  * @param next - the condition computed by this call
  * @param now - the clock of this call
  */
-export function withTransitionTime(previous: unknown, next: ConditionInput, now: Date): Condition {
+function withTransitionTime(previous: unknown, next: ConditionInput, now: Date): Condition {
   const old = Array.isArray(previous)
     ? (previous as Array<Partial<Condition>>).find((c) => c && typeof c === "object" && c.type === next.type)
     : undefined;

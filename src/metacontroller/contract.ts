@@ -39,13 +39,13 @@ export type KubeObject = z.infer<typeof KubeObjectSchema>;
  * `name` (hook version v1) or `namespace/name` (v2). Never rely on the inner key: use
  * `metadata.name` (see {@link listChildren}).
  */
-export const ObjectMapSchema = z.record(z.string(), z.record(z.string(), KubeObjectSchema).nullable());
+const ObjectMapSchema = z.record(z.string(), z.record(z.string(), KubeObjectSchema).nullable());
 
 /** The `children` / `related` map of a hook request. */
 export type ObjectMap = z.infer<typeof ObjectMapSchema>;
 
 /** The parent object: like any object, but `metadata.uid` and `spec` are always present in practice. */
-export const ParentSchema = KubeObjectSchema;
+const ParentSchema = KubeObjectSchema;
 
 /**
  * Body of a sync or finalize hook request (`finalizing` tells them apart).
@@ -92,7 +92,7 @@ export const CustomizeRequestSchema = z.looseObject({
 export type CustomizeRequest = z.output<typeof CustomizeRequestSchema>;
 
 /** One related-resource rule of a customize response (`api/customize.html`). */
-export const RelatedResourceRuleSchema = z.strictObject({
+const RelatedResourceRuleSchema = z.strictObject({
   apiVersion: z.string().min(1),
   resource: z.string().min(1),
   labelSelector: z

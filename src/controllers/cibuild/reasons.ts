@@ -85,5 +85,3 @@ export const DeployReason = {
 
 /** Reason of `Ready` and the other conditions while the parent is being deleted. */
 export const REASON_TERMINATING = "Terminating";
-/** `Ready=False` reason while `spec.suspend` holds a build back. */
-export const REASON_SUSPENDED = "Suspended";

@@ -144,8 +144,6 @@ export type CIBuildSpec = z.infer<typeof CIBuildSpecSchema>;
 
 /** Phases of one build (`status.currentBuild.phase`). */
 export const BUILD_PHASES = ["Pending", "Running", "Succeeded", "Failed", "Cancelled"] as const;
-/** Phase of one build. */
-export type BuildPhase = (typeof BUILD_PHASES)[number];
 
 // Values read back from status are checked like fresh ones: status is writable through /status.
 const Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);

@@ -9,10 +9,10 @@ import type { ChildResource, ParentResource } from "../types.ts";
 import type { SpecDefaults } from "../defaults.ts";
 
 /** The parent's API group, version and kind. */
-export const GROUP = "batch.tutorial.kubebuilder.io";
-export const VERSION = "v1";
-export const API_VERSION = `${GROUP}/${VERSION}`;
-export const KIND = "CronJob";
+const GROUP = "batch.tutorial.kubebuilder.io";
+const VERSION = "v1";
+const API_VERSION = `${GROUP}/${VERSION}`;
+const KIND = "CronJob";
 
 /** The parent resource (the kubebuilder tutorial's CRD). */
 export const PARENT: ParentResource = { apiVersion: API_VERSION, kind: KIND, plural: "cronjobs", singular: "cronjob" };

@@ -177,7 +177,7 @@ export function checkScheduleSyntax(text: string): string | undefined {
 }
 
 /** True when the schedule carries a `TZ=` / `CRON_TZ=` prefix (upstream rejects it since 1.29). */
-export function hasTimeZonePrefix(text: string): boolean {
+function hasTimeZonePrefix(text: string): boolean {
   return /^\s*(CRON_)?TZ=/.test(text);
 }
 

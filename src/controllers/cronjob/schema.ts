@@ -13,7 +13,7 @@ import { MAX_ACTIVE_REFS } from "./constants.ts";
 const StringMap = z.record(z.string(), z.string());
 
 /** `spec.jobTemplate`: a batch/v1 JobTemplateSpec; the Job spec is kept as the user wrote it. */
-export const JobTemplateSchema = z
+const JobTemplateSchema = z
   .looseObject({
     metadata: z
       .looseObject({
@@ -86,7 +86,7 @@ export const CronJobSpecSchema = z.object({
 export type CronJobSpec = z.infer<typeof CronJobSpecSchema>;
 
 /** A reference to a Job in `status.active`. */
-export const JobReferenceSchema = z.strictObject({
+const JobReferenceSchema = z.strictObject({
   apiVersion: z.string(),
   kind: z.string(),
   name: z.string(),

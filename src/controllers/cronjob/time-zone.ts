@@ -4,9 +4,6 @@
  * @packageDocumentation
  */
 
-/** The zone used when `spec.timeZone` is unset (never the process' local zone). */
-export const DEFAULT_TIME_ZONE = "UTC";
-
 // Upstream pkg/apis/batch/validation/validation.go validateTimeZone: every "/"-separated part is
 // 1-14 characters of [A-Za-z.-_0-9+], not "." or "..", not starting with "-".
 const PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
@@ -61,7 +58,7 @@ export function checkTimeZone(zone: string): string | undefined {
 }
 
 /** The offset of `zone` from UTC at `date`, in minutes (east positive). */
-export function zoneOffsetMinutes(date: Date, zone: string): number {
+function zoneOffsetMinutes(date: Date, zone: string): number {
   const parts: Record<string, number> = {};
   for (const p of formatterFor(zone).formatToParts(date)) {
     if (p.type !== "literal") parts[p.type] = Number(p.value);
