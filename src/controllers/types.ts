@@ -34,6 +34,13 @@ export interface Decision {
 export interface HookResult {
   response: SyncResponse;
   decisions: Decision[];
+  /**
+   * The reason of the parent's own problem when the answer reports one with a `False` condition
+   * (an invalid spec, a name no child can carry), e.g. `InvalidSchedule`; unset when the parent
+   * is valid, also when it merely waits (suspended, Forbid, deleting). It comes from the hook's
+   * plan, so the metrics count exactly what the condition says.
+   */
+  invalidReason?: string;
 }
 
 /**

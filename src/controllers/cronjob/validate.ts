@@ -19,11 +19,11 @@ export interface ValidCronJob {
   zone: string;
 }
 
-/** Result of {@link readCronJobSpec}: the problems in check order, and the valid spec when none. */
-export interface ReadSpec {
-  problems: SpecProblem[];
-  valid?: ValidCronJob;
-}
+/**
+ * Result of {@link readCronJobSpec}: either the valid spec (and no problems), or the problems in
+ * check order (the first is the condition's reason).
+ */
+export type ReadSpec = { problems: []; valid: ValidCronJob } | { problems: [SpecProblem, ...SpecProblem[]]; valid?: undefined };
 
 function fieldOf(path: ReadonlyArray<PropertyKey>): string {
   return ["spec", ...path.map(String)].join(".");
@@ -77,8 +77,11 @@ export function readCronJobSpec(spec: unknown): ReadSpec {
       problems.push({ reason: Reason.InvalidJobTemplate, field: "spec.jobTemplate.spec.manualSelector", message: "true is not supported: the selector of each Job is generated" });
     }
   }
-  if (problems.length || !parsed.success || !schedule) return { problems };
-  return { problems, valid: { spec: parsed.data, schedule, zone } };
+  const [first, ...rest] = problems;
+  if (first) return { problems: [first, ...rest] };
+  // No problem means zod accepted the spec and the schedule parsed; anything else is a bug here.
+  if (!parsed.success || !schedule) throw new Error("readCronJobSpec: a spec without problems did not parse");
+  return { problems: [], valid: { spec: parsed.data, schedule, zone } };
 }
 
 /**
