@@ -111,6 +111,30 @@ function callValidate(def: Kind, parent: KubeObject, oldParent?: KubeObject): Sp
   }
 }
 
+/** A review to check: the object, the stored object on UPDATE, and an "allowed" outcome to start from. */
+interface OpenedReview {
+  request: AdmissionRequest;
+  object: KubeObject;
+  oldObject: KubeObject | undefined;
+  outcome: AdmissionOutcome;
+}
+
+/**
+ * The common start of both webhooks: parse the review, let through what is never checked (see
+ * {@link skipReason}), and read the object (and, on UPDATE, the stored one).
+ */
+function openReview(def: Kind, body: unknown, route: "validate" | "mutate"): OpenedReview | { done: AdmissionOutcome } {
+  const request = parseReview(def, body);
+  const skip = skipReason(def, request);
+  if (skip) return { done: skipped(def, request, skip, route) };
+  const object = requireObject(request);
+  const oldObject = request.operation === "UPDATE" ? (request.oldObject ?? undefined) : undefined;
+  const outcome: AdmissionOutcome = { review: allow(request), decision: "allowed" };
+  const key = objectKey(request);
+  if (key) outcome.object = key;
+  return { request, object, oldObject, outcome };
+}
+
 /**
  * The denial message: `<Kind>.<group> "<name>" is invalid: <field>: <message> (<Reason>); …`,
  * the shape kubectl users know from built-in validation. The apiserver prefixes it with
@@ -140,11 +164,9 @@ export function formatDenial(def: Kind, name: string, problems: SpecProblem[]): 
  *   admission support); 500 when the kind's validation throws
  */
 export function validateAdmission(def: Kind, body: unknown): AdmissionOutcome {
-  const request = parseReview(def, body);
-  const skip = skipReason(def, request);
-  if (skip) return skipped(def, request, skip, "validate");
-  const object = requireObject(request);
-  const oldObject = request.operation === "UPDATE" ? (request.oldObject ?? undefined) : undefined;
+  const opened = openReview(def, body, "validate");
+  if ("done" in opened) return opened.done;
+  const { request, object, oldObject, outcome } = opened;
   let problems = callValidate(def, object, oldObject);
   let forgiven: SpecProblem[] = [];
   if (oldObject && problems.length) {
@@ -152,9 +174,6 @@ export function validateAdmission(def: Kind, body: unknown): AdmissionOutcome {
     forgiven = problems.filter((p) => existing.has(problemKey(p)));
     problems = problems.filter((p) => !existing.has(problemKey(p)));
   }
-  const outcome: AdmissionOutcome = { review: allow(request), decision: "allowed" };
-  const key = objectKey(request);
-  if (key) outcome.object = key;
   if (problems.length === 0) {
     // Let through, but say so: kubectl prints warnings, and the object still will not run.
     if (forgiven.length) {
@@ -234,15 +253,10 @@ export function defaultsPatch(def: Kind, object: KubeObject, oldObject?: KubeObj
  *   defaulting throws
  */
 export function mutateAdmission(def: Kind, body: unknown): AdmissionOutcome {
-  const request = parseReview(def, body);
-  const skip = skipReason(def, request);
-  if (skip) return skipped(def, request, skip, "mutate");
-  const object = requireObject(request);
-  const oldObject = request.operation === "UPDATE" ? (request.oldObject ?? undefined) : undefined;
+  const opened = openReview(def, body, "mutate");
+  if ("done" in opened) return opened.done;
+  const { object, oldObject, outcome } = opened;
   const ops = defaultsPatch(def, object, oldObject);
-  const outcome: AdmissionOutcome = { review: allow(request), decision: "allowed" };
-  const key = objectKey(request);
-  if (key) outcome.object = key;
   if (ops.length === 0) return outcome;
   outcome.review.response.patchType = "JSONPatch";
   outcome.review.response.patch = Buffer.from(JSON.stringify(ops), "utf8").toString("base64");
