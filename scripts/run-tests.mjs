@@ -4,11 +4,16 @@
 //   process  — tests that start other processes (the CLI, `serve`, helm, tsc/npm, openssl, sh).
 // A file belongs to "process" when it imports node:child_process or the helm helper; nothing
 // else decides, so a new test lands in the right group by itself.
+//
+// Both groups start together: the process group mostly waits on its children (helm, npm, tsc,
+// servers), so overlapping it with the CPU-bound unit group keeps both cores busy. The unit
+// group's report streams live; the process group's report is held back and printed after it,
+// so the output stays in two labelled blocks.
 // Node 20's runner does not expand globs and npm's `sh` (dash) has no `**`, so we list files here.
 //
 // Usage: node scripts/run-tests.mjs [--unit | --process] [substring filter...]
 import { readdirSync, readFileSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { spawn } from "node:child_process";
 import { join } from "node:path";
 
 const args = process.argv.slice(2);
@@ -28,22 +33,36 @@ if (files.length === 0) {
 }
 const groups = { unit: [], process: [] };
 for (const f of files) groups[SPAWNS.test(readFileSync(f, "utf8")) ? "process" : "unit"].push(f);
+const names = ["unit", "process"].filter((name) => groups[name].length > 0 && (!only || only === name));
 
-let status = 0;
-const summary = [];
-for (const name of ["unit", "process"]) {
+const started = Date.now();
+/** Runs one group; `live` streams its report, otherwise it is collected and returned. */
+function runGroup(name, live) {
   const list = groups[name];
-  if (list.length === 0 || (only && only !== name)) continue;
-  console.log(`\n=== ${name} tests (${list.length} files) ===\n`);
-  const started = Date.now();
-  const result = spawnSync(
-    process.execPath,
-    ["--import", "tsx", "--test", "--test-reporter=spec", "--test-concurrency=2", ...list],
-    { stdio: "inherit" },
-  );
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  summary.push(`${name}: ${list.length} files, ${seconds} s, ${result.status === 0 ? "passed" : "FAILED"}`);
-  if (result.status !== 0) status = result.status ?? 1;
+  const header = `\n=== ${name} tests (${list.length} files) ===\n`;
+  if (live) process.stdout.write(header + "\n");
+  const child = spawn(process.execPath, ["--import", "tsx", "--test", "--test-reporter=spec", "--test-concurrency=2", ...list], {
+    stdio: ["ignore", live ? "inherit" : "pipe", live ? "inherit" : "pipe"],
+  });
+  const chunks = [];
+  child.stdout?.on("data", (c) => chunks.push(c));
+  child.stderr?.on("data", (c) => chunks.push(c));
+  return new Promise((resolve) => {
+    child.on("close", (code) => {
+      const seconds = ((Date.now() - started) / 1000).toFixed(1);
+      resolve({ name, files: list.length, code: code ?? 1, seconds, report: live ? "" : header + "\n" + Buffer.concat(chunks).toString("utf8") });
+    });
+  });
 }
-console.log(`\n${summary.join("\n")}`);
-process.exit(status);
+
+const runs = names.map((name, i) => runGroup(name, i === 0));
+const results = [];
+for (const run of runs) {
+  const result = await run;
+  process.stdout.write(result.report);
+  results.push(result);
+}
+console.log("");
+for (const r of results) console.log(`${r.name}: ${r.files} files, done after ${r.seconds} s, ${r.code === 0 ? "passed" : "FAILED"}`);
+console.log(`total: ${((Date.now() - started) / 1000).toFixed(1)} s`);
+process.exit(results.some((r) => r.code !== 0) ? 1 : 0);
