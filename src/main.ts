@@ -4,8 +4,8 @@
  * @packageDocumentation
  */
 import { parseArgs } from "node:util";
-import { readFileSync } from "node:fs";
-import { runHookCommand, parseNow } from "./cli/hook-command.ts";
+import { runHookCommand, parseNow, readBounded } from "./cli/hook-command.ts";
+import { readBodyLimitBytes } from "./config.ts";
 import { controllers } from "./controllers/registry.ts";
 import { helpText } from "./cli/help.ts";
 
@@ -29,23 +29,24 @@ async function main(argv: string[]): Promise<number> {
       port: { type: "string" },
     },
   });
-  const [command, kind] = positionals;
+  const [command, kind, ...extra] = positionals;
   if (values.help || command === undefined || command === "help") {
     process.stdout.write(HELP);
     return values.help || command === "help" ? 0 : 1;
   }
+  if (extra.length > 0 || (command === "serve" && kind !== undefined)) {
+    const unexpected = command === "serve" ? [kind, ...extra] : extra;
+    process.stderr.write(`metahooks ${command}: unexpected argument ${JSON.stringify(unexpected[0])}\n\n${HELP}`);
+    return 1;
+  }
   if (command === "serve") {
     const env = { ...process.env };
     if (values.port !== undefined) env.PORT = values.port;
-    // The HTTPS admission webhooks (when ADMISSION_TLS_CERT_FILE/ADMISSION_TLS_KEY_FILE are set)
-    // start first: if they cannot (port taken, key not matching the certificate) the process
-    // exits before anything reports Ready. A pod that is Ready without its admission listener
-    // would make a failurePolicy=Fail webhook reject every CronJob and CIBuild write.
-    // Loaded only for this command: the hook commands never need express, pino or prom-client
-    // (each CLI call starts faster without them).
-    const { startAdmissionFromEnv } = await import("./admission/server.ts");
+    // serve also starts the HTTPS admission webhooks when ADMISSION_TLS_CERT_FILE and
+    // ADMISSION_TLS_KEY_FILE are set (first, so a failure exits before anything is Ready) and
+    // drains them with the hook listener on SIGTERM. Loaded only for this command: the hook
+    // commands never need express, pino or prom-client (each CLI call starts faster without them).
     const { serve } = await import("./server.ts");
-    await startAdmissionFromEnv(env);
     await serve(env);
     return 0;
   }
@@ -55,8 +56,9 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     const now = parseNow(values.now, () => new Date());
-    const input = readFileSync(0, "utf8");
-    const outcome = runHookCommand(command, kind, input, now, process.env);
+    // The same limit as the HTTP route (BODY_LIMIT_BYTES); stdin is read no further than that.
+    const limitBytes = readBodyLimitBytes(process.env);
+    const outcome = runHookCommand(command, kind, readBounded(0, limitBytes), now, process.env, limitBytes);
     process.stdout.write(outcome.stdout);
     process.stderr.write(outcome.stderr);
     return outcome.exitCode;

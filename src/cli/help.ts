@@ -42,12 +42,18 @@ Environment (serve):
   ADMIN_PORT (9090)             plain-HTTP admin port: /metrics (Prometheus), /healthz, /readyz
   HOST (all, IPv6 and IPv4)     address the ports listen on
   LOG_LEVEL (info)              fatal, error, warn, info, debug, trace or silent (JSON lines on stdout)
-  BODY_LIMIT_BYTES (8388608)    larger hook requests answer 413
+  BODY_LIMIT_BYTES (8388608)    larger requests answer 413 (also after gzip/deflate/br decoding;
+                                the hook commands read stdin no further than this)
+  MAX_INFLIGHT_BYTES (2 x BODY_LIMIT_BYTES)
+                                request-body bytes held at once by the hook and admission
+                                listeners; beyond it 429 with Retry-After: 1
+  REQUEST_TIMEOUT_MS (30000)    a whole request (headers and body) must arrive within this (408)
   AUTH_TOKEN_FILE (unset)       file with bearer tokens, one per line; every hook route then requires
                                 "Authorization: Bearer <one of them>" (401 otherwise); re-read on change
   TLS_CERT_FILE, TLS_KEY_FILE   PEM certificate chain and key: the hook port serves HTTPS and
                                 reloads them when they change (set both or neither)
-  MAX_CONCURRENT_HOOKS (32)     hook calls served at once; beyond it 429 with Retry-After: 1
+  MAX_CONCURRENT_HOOKS (32)     hook calls served at once, counted once their body has arrived;
+                                beyond it 429 with Retry-After: 1
   HOOK_TIME_BUDGET_MS (5000)    per-call budget from arrival to answer; past it 503, never a late 200
   SHUTDOWN_GRACE_SECONDS (20)   on SIGTERM/SIGINT: readiness turns false, in-flight calls finish,
                                 keep-alive sockets close; exit after this many seconds at the latest

@@ -36,9 +36,10 @@ export interface HookResult {
   decisions: Decision[];
   /**
    * The reason of the parent's own problem when the answer reports one with a `False` condition
-   * (an invalid spec, a name no child can carry), e.g. `InvalidSchedule`; unset when the parent
-   * is valid, also when it merely waits (suspended, Forbid, deleting). It comes from the hook's
-   * plan, so the metrics count exactly what the condition says.
+   * (an invalid spec, a name no child can carry, nesting too deep), e.g. `InvalidSchedule`; unset
+   * when the parent is valid, also when it merely waits (suspended, Forbid, deleting). It comes
+   * from the hook's plan; the HTTP layer only counts it (`metahooks_parents_invalid_total`) and
+   * never re-validates.
    */
   invalidReason?: string;
 }

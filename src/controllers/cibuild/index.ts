@@ -15,10 +15,14 @@ import { finalizeCIBuild } from "./finalize.ts";
 import { customizeCIBuild } from "./customize.ts";
 import { explainCIBuild } from "./explain.ts";
 import { defaultSpec, validateSpec, validateSpecUpdate } from "./validate.ts";
+import { nestingProblem } from "../../kube/nesting.ts";
 
 /** Validation and defaulting for admission webhooks: the sync hook's own rules. */
 export const ciBuildAdmission: AdmissionSupport = {
   validate(parent: KubeObject, oldParent?: KubeObject) {
+    // Measured first, as the sync hook does: past the bound nothing else may walk the object.
+    const tooDeep = nestingProblem(parent);
+    if (tooDeep) return [tooDeep];
     return oldParent ? validateSpecUpdate(parent.spec, oldParent.spec) : validateSpec(parent.spec);
   },
   defaultSpec,

@@ -7,6 +7,7 @@
 import { groupKey } from "../define-kind.ts";
 import type { ChildResource, ParentResource } from "../types.ts";
 import type { SpecDefaults } from "../defaults.ts";
+import { REASON_NESTING_TOO_DEEP } from "../../kube/nesting.ts";
 
 /** The parent's API group, version and kind. */
 const GROUP = "batch.tutorial.kubebuilder.io";
@@ -88,6 +89,13 @@ export const Reason = {
   InvalidJobTemplate: "InvalidJobTemplate",
   /** The Job name (`<name>-<unix minutes>`) would exceed 63 characters (a label value's limit). */
   NameTooLong: "NameTooLong",
+  /**
+   * The CronJob name has characters a Job name cannot carry (a Job name is a DNS-1123 subdomain
+   * and also the Pods' `job-name` label value: lowercase ASCII letters, digits, `-` and `.`).
+   */
+  InvalidName: "InvalidName",
+  /** The parent nests deeper than MAX_NESTING_DEPTH levels; nothing in it is read. */
+  NestingTooDeep: REASON_NESTING_TOO_DEEP,
   Suspended: "Suspended",
   /** The schedule has no future slot (e.g. `0 0 30 2 *`). */
   NeverFires: "NeverFires",

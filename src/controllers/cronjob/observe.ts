@@ -12,6 +12,7 @@ import { historyLimits, type HistoryLimits } from "./history.ts";
 import type { ScheduleRecord } from "./schema.ts";
 import { currentStatus, effectiveLastScheduleTime, scheduleRecord } from "./status.ts";
 import { readCronJobSpec, type ReadSpec } from "./validate.ts";
+import { nestingProblem } from "../../kube/nesting.ts";
 
 /** What one request says about a CronJob. */
 export interface ObservedCronJob {
@@ -28,11 +29,15 @@ export interface ObservedCronJob {
   spec: ReadSpec;
   /**
    * The history limits, read on their own from the raw spec, so history is cleaned up also while
-   * another field is invalid (see history.ts).
+   * another field is invalid (see history.ts); `undefined` when nothing may be pruned (a limit
+   * that does not parse, or a parent too deep to read).
    */
-  historyLimits: HistoryLimits;
+  historyLimits: HistoryLimits | undefined;
   creation: Date | undefined;
-  /** The effective last schedule time (status, observed Jobs, `status.active`), never after now. */
+  /**
+   * The effective last schedule time (status, observed Jobs, `status.active`); later than now
+   * only when the status says so (another replica's clock ran ahead: no slot at or before it runs).
+   */
   lastScheduleTime: Date | undefined;
   /** The schedule record as it will be written (a changed schedule is in force from now). */
   scheduleRecord: ScheduleRecord;
@@ -47,6 +52,9 @@ export function observeCronJob(request: SyncRequest, now: Date): ObservedCronJob
   const jobs = listChildren(request.children, JOB_GROUP_KEY);
   const status = currentStatus(parent);
   const creation = parseTime(parent.metadata.creationTimestamp);
+  // Measured before anything reads the parent: past this bound nothing in it is looked at (a
+  // clone or hash of it would overflow the stack), so it counts as unreadable and keeps every Job.
+  const tooDeep = nestingProblem(parent);
   const lastScheduleTime = effectiveLastScheduleTime(parent.metadata.name, status, jobs, now);
   const record = scheduleRecord(rawSpec, status, lastScheduleTime, creation, now);
   return {
@@ -55,8 +63,8 @@ export function observeCronJob(request: SyncRequest, now: Date): ObservedCronJob
     jobs,
     running: jobs.filter((j) => jobOutcome(j) === undefined),
     status,
-    spec: readCronJobSpec(rawSpec),
-    historyLimits: historyLimits(rawSpec),
+    spec: tooDeep ? { problems: [tooDeep] } : readCronJobSpec(rawSpec),
+    historyLimits: tooDeep ? undefined : historyLimits(rawSpec),
     creation,
     lastScheduleTime,
     scheduleRecord: record,

@@ -82,11 +82,25 @@ function condition(type: string, status: ConditionInput["status"], reason: strin
   return { type, status, reason, message };
 }
 
-/** The name rule: a Job name (`<name>-<unix minutes>`) must be a DNS-1123 subdomain and a label value. */
+/**
+ * A Job name's shape, length aside: a DNS-1123 subdomain (lowercase ASCII letters, digits, `-`,
+ * `.`), which is also a valid label value once it is at most 63 characters.
+ */
+const JOB_NAME_SHAPE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
+/** The name rules: a Job name (`<name>-<unix minutes>`) must be a DNS-1123 subdomain and a label value. */
 function nameProblem(name: string, now: Date): SpecProblem | undefined {
   const sample = jobNameFor(name, now);
   // A Job name is a DNS-1123 subdomain, and it becomes the Pods' job-name label value, so it must
-  // also be a label value: at most 63 characters (dots are fine in both, kubernetes#50850).
+  // also be a label value: at most 63 characters (dots are fine in both, kubernetes#50850). The
+  // characters are checked first: shortening never fixes an uppercase or non-ASCII name.
+  if (!JOB_NAME_SHAPE.test(sample)) {
+    return {
+      reason: Reason.InvalidName,
+      field: "metadata.name",
+      message: `Job names such as ${JSON.stringify(sample.slice(0, 80))} would not be valid: a CronJob name must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')`,
+    };
+  }
   if (sample.length <= MAX_JOB_NAME_LENGTH && isDns1123Subdomain(sample) && isLabelValue(sample)) return undefined;
   return {
     reason: Reason.NameTooLong,
@@ -152,9 +166,15 @@ function replacedJobs(o: ObservedCronJob, valid: ValidCronJob, newJob: KubeObjec
   return latestRuns ? o.running.filter((j) => j.metadata.name !== latest) : [];
 }
 
+/** Why no slot is due: the last schedule time is in the future, or nothing came due since it (or ever). */
+function upToDateMessage(future: Date | undefined, lastScheduleTime: Date | undefined): string {
+  if (future && lastScheduleTime) return `status.lastScheduleTime ${formatTime(lastScheduleTime)} is later than now; no slot at or before it runs`;
+  return lastScheduleTime ? `no slot due since ${formatTime(lastScheduleTime)}` : "no slot due yet";
+}
+
 /**
- * Decides one sync call. In order: history cleanup (always); being deleted; an invalid spec; a
- * name no Job can carry; suspended; then the schedule: the most recent due slot (none before a
+ * Decides one sync call. In order: history cleanup (always, with valid limits); being deleted; an
+ * invalid spec (or a parent too deep to read); a name no Job can carry; suspended; then the schedule: the most recent due slot (none before a
  * schedule change was first seen), Replace, and the next slot (none: it never fires).
  */
 export function planSync(o: ObservedCronJob, now: Date): SyncPlan {
@@ -188,11 +208,12 @@ export function planSync(o: ObservedCronJob, now: Date): SyncPlan {
   if (valid.spec.suspend === true) return blocked(Reason.Suspended, "spec.suspend is true; no new Jobs");
 
   const anchor = o.lastScheduleTime ?? o.creation ?? now;
-  // The effective last schedule time is never after now, so the next slot is the first after
-  // now, also after a Job is created below (the resync targets it). Asked first: a schedule with
-  // no future slot (`0 0 30 2 *`) never had a past one either, and the backward search is the
-  // costly one.
-  const next = valid.schedule.nextSlot(now, anchor);
+  // A last schedule time from the future (another replica's clock ran ahead) leaves no slot in
+  // (anchor, now], and the next slot is the first after it; otherwise the first after now, also
+  // after a Job is created below (the resync targets it). Asked first: a schedule with no future
+  // slot (`0 0 30 2 *`) never had a past one either, and the backward search is the costly one.
+  const future = o.lastScheduleTime !== undefined && o.lastScheduleTime.getTime() > now.getTime() ? o.lastScheduleTime : undefined;
+  const next = valid.schedule.nextSlot(future ?? now, anchor);
   let candidate = next ? valid.schedule.latestSlot(now, anchor) : undefined;
   if (candidate && candidate.getTime() < o.scheduleSince.getTime()) {
     // Slots of a changed schedule before the change was first seen are not run: running one
@@ -217,9 +238,7 @@ export function planSync(o: ObservedCronJob, now: Date): SyncPlan {
     newJob: slot?.newJob,
     replaced,
     lastScheduleTime,
-    scheduling:
-      slot?.scheduling ??
-      condition(ConditionType.Scheduling, "True", Reason.UpToDate, lastScheduleTime ? `no slot due since ${formatTime(lastScheduleTime)}` : "no slot due yet"),
+    scheduling: slot?.scheduling ?? condition(ConditionType.Scheduling, "True", Reason.UpToDate, upToDateMessage(future, lastScheduleTime)),
     // Seconds, padded so the resync lands just after the slot; ms precision keeps it stable.
     resyncAfterSeconds: Math.round(((next.getTime() - now.getTime()) / 1000 + RESYNC_PAD_SECONDS) * 1000) / 1000,
     pruned,
