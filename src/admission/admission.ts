@@ -5,8 +5,7 @@
  *
  * @packageDocumentation
  */
-import { z } from "zod";
-import { internalError, invalidRequest } from "../errors.ts";
+import { formatIssues, internalError, invalidRequest } from "../errors.ts";
 import type { Kind, SpecProblem } from "../controllers/types.ts";
 import type { KubeObject } from "../metacontroller/contract.ts";
 import {
@@ -37,13 +36,6 @@ export interface AdmissionOutcome {
   decision: string;
   /** `namespace/name` of the object (for logs), when known. */
   object?: string;
-}
-
-function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
-    .join("; ");
 }
 
 function parseReview(def: Kind, body: unknown): AdmissionRequest {

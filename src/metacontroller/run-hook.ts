@@ -4,8 +4,7 @@
  *
  * @packageDocumentation
  */
-import { z } from "zod";
-import { internalError, invalidRequest } from "../errors.ts";
+import { formatIssues, internalError, invalidRequest } from "../errors.ts";
 import type { Kind, HookResult } from "../controllers/types.ts";
 import {
   CustomizeRequestSchema,
@@ -39,13 +38,6 @@ export interface RunResult<R = HookResult["response"] | CustomizeResponse> {
   summary: RequestSummary;
   /** The hook's own report of an invalid parent (see {@link HookResult.invalidReason}). */
   invalidReason?: string;
-}
-
-function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
-    .join("; ");
 }
 
 function checkParentType(def: Kind, parent: SyncRequest["parent"]): void {
