@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
 import { runHookCommand, parseNow, readBounded } from "./cli/hook-command.ts";
 import { readBodyLimitBytes } from "./config.ts";
 import { controllers } from "./controllers/registry.ts";
@@ -12,6 +13,20 @@ import { helpText } from "./cli/help.ts";
 const HELP = helpText(controllers);
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "next") {
+    const { runNext } = await import("./cli/next.ts");
+    const outcome = runNext(argv.slice(1), () => new Date());
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  }
+  if (argv[0] === "simulate") {
+    const { runSimulate } = await import("./cli/simulate.ts");
+    const outcome = await runSimulate(argv.slice(1));
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  }
   if (argv[0] === "explain") {
     // Loaded only for this command: it pulls in @kubernetes/client-node, which serve never needs.
     const { runExplain } = await import("./explain/command.ts");
@@ -40,13 +55,14 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   if (command === "serve") {
+    // Loaded only for this command: express, pino and prom-client cost about 100 ms of start-up
+    // that the one-shot hook commands never need.
+    const { serve } = await import("./server.ts");
     const env = { ...process.env };
     if (values.port !== undefined) env.PORT = values.port;
     // serve also starts the HTTPS admission webhooks when ADMISSION_TLS_CERT_FILE and
     // ADMISSION_TLS_KEY_FILE are set (first, so a failure exits before anything is Ready) and
-    // drains them with the hook listener on SIGTERM. Loaded only for this command: the hook
-    // commands never need express, pino or prom-client (each CLI call starts faster without them).
-    const { serve } = await import("./server.ts");
+    // drains them with the hook listener on SIGTERM.
     await serve(env);
     return 0;
   }

@@ -26,6 +26,12 @@ Usage:
   metahooks explain <kind> <name> [-n <ns>] [-o json] [--kubeconfig <file>]
                                            read a live parent and its children, run the hook
                                            locally and say what it would do now and why
+  metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>]
+                                           the next slots with the hook's DST rules
+  metahooks simulate <cronjob.yaml> --from <time> --to <time> [--job-duration 20m]
+                  [--job-fails 10%] [--seed <n>] [--outage <start>/<end>] [-o json]
+                                           what a CronJob will do: slots, Jobs created or
+                                           skipped (and why), finished, deleted, final status
   metahooks --help                         this text
 
 Kinds: ${kinds.map((c) => `${c.name} (${c.apiVersion} ${c.kind})`).join(", ")}

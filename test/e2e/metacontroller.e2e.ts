@@ -3,7 +3,7 @@
  * against the real apiserver with the CompositeControllers the chart renders, calling
  * `metahooks serve` on loopback. There is no kubelet and no controller-manager, so the tests play
  * the Job and Deployment controllers by writing status subresources (and the build Pod) by hand.
- * Each scenario then runs again in our emulator (test/emulator) from the same start time, and the
+ * Each scenario then runs again in our emulator (src/emulator, through the test/emulator harnesses) from the same start time, and the
  * two must agree on the children created and deleted, on the hooks' decisions, and on the
  * parent's status.
  *
@@ -23,7 +23,7 @@ import { findController } from "../../src/controllers/registry.ts";
 import { runHook, formatDecisions } from "../../src/metacontroller/run-hook.ts";
 import { startCronJobRun } from "../emulator/cronjob-harness.ts";
 import { startCIBuildRun, loadCIBuildSample } from "../emulator/cibuild-harness.ts";
-import type { SyncRecord } from "../emulator/controller.ts";
+import type { SyncRecord } from "../../src/emulator/controller.ts";
 import { freePort } from "./controlplane/control-plane.ts";
 import { createNamespace, createObject, e2eSkipReason, kubeRequest, kubeconfigPath, objectPath, watchCollection, type KubeObject, type Watch } from "./helpers/kube.ts";
 import { installMetacontrollerCrds, installOurCrds } from "./helpers/setup.ts";

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { FIVE_MINUTES, runWeek, scenarioDays } from "./cronjob-harness.ts";
-import { seededRandom } from "./random.ts";
+import { seededRandom } from "../../src/emulator/random.ts";
 
 const days = scenarioDays(1);
 

@@ -12,8 +12,8 @@ import { REASON_NESTING_TOO_DEEP } from "../../kube/nesting.ts";
 /** The parent's API group, version and kind. */
 const GROUP = "batch.tutorial.kubebuilder.io";
 const VERSION = "v1";
-const API_VERSION = `${GROUP}/${VERSION}`;
-const KIND = "CronJob";
+export const API_VERSION = `${GROUP}/${VERSION}`;
+export const KIND = "CronJob";
 
 /** The parent resource (the kubebuilder tutorial's CRD). */
 export const PARENT: ParentResource = { apiVersion: API_VERSION, kind: KIND, plural: "cronjobs", singular: "cronjob" };

@@ -262,6 +262,23 @@ class EverySchedule implements Schedule {
  * @param zone - an already validated IANA zone (see checkTimeZone); `@every` ignores it
  */
 export function parseSchedule(text: string, zone: string): ParsedSchedule {
+  // Every hook call parses its CronJob's schedule again; building croner's matcher (and its Intl
+  // formatter for a zone) costs tens of microseconds, more than the lookup itself. The result is
+  // a pure function of (text, zone) and a Schedule is immutable, so answers are shared. Bounded:
+  // a stream of distinct schedules empties the cache instead of growing it.
+  const key = `${zone}\n${text}`;
+  const cached = parsedSchedules.get(key);
+  if (cached) return cached;
+  const parsed = parseScheduleUncached(text, zone);
+  if (parsedSchedules.size >= MAX_CACHED_SCHEDULES) parsedSchedules.clear();
+  parsedSchedules.set(key, parsed);
+  return parsed;
+}
+
+const MAX_CACHED_SCHEDULES = 1024;
+const parsedSchedules = new Map<string, ParsedSchedule>();
+
+function parseScheduleUncached(text: string, zone: string): ParsedSchedule {
   let canonical: { every: number } | { pattern: string };
   try {
     canonical = canonicalSchedule(text);

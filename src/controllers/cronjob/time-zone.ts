@@ -4,6 +4,11 @@
  * @packageDocumentation
  */
 
+import { DEFAULTS } from "./constants.ts";
+
+/** The zone of a CronJob without `spec.timeZone` (from the defaults table). */
+const DEFAULT_TIME_ZONE: string = DEFAULTS.timeZone;
+
 // Upstream pkg/apis/batch/validation/validation.go validateTimeZone: every "/"-separated part is
 // 1-14 characters of [A-Za-z.-_0-9+], not "." or "..", not starting with "-".
 const PART = /^[A-Za-z.\-_0-9+]{1,14}$/;
@@ -58,7 +63,9 @@ export function checkTimeZone(zone: string): string | undefined {
 }
 
 /** The offset of `zone` from UTC at `date`, in minutes (east positive). */
-function zoneOffsetMinutes(date: Date, zone: string): number {
+export function zoneOffsetMinutes(date: Date, zone: string): number {
+  // The default zone needs no Intl round trip (formatToParts is most of a hook call's formatting cost).
+  if (zone === DEFAULT_TIME_ZONE) return 0;
   const parts: Record<string, number> = {};
   for (const p of formatterFor(zone).formatToParts(date)) {
     if (p.type !== "literal") parts[p.type] = Number(p.value);
