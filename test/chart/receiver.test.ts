@@ -1,9 +1,8 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { helmSkipReason, lintChart, renderChart, templateChart, type KubeDoc } from "../helpers/helm.ts";
+import { lintChart, renderChart, templateChart, type KubeDoc } from "../helpers/helm.ts";
 import { assertValidRenderedObject } from "../helpers/chart-objects.ts";
 
-const skip = helmSkipReason;
 const NS = "hooks";
 
 const byKind = (docs: KubeDoc[], kind: string) => docs.filter((d) => d.kind === kind);
@@ -13,7 +12,7 @@ const one = (docs: KubeDoc[], kind: string) => {
   return found[0]!;
 };
 
-describe("chart: the push receiver", { skip }, () => {
+describe("chart: the push receiver", () => {
   test("off by default: no RBAC, no Ingress, no receiver port, no API token", () => {
     const docs = renderChart({ namespace: NS });
     assert.deepEqual(byKind(docs, "ClusterRole"), []);

@@ -7,14 +7,13 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ciBuildUnavailable, loadCIBuildSample, startCIBuildRun } from "./cibuild-harness.ts";
+import { loadCIBuildSample, startCIBuildRun } from "./cibuild-harness.ts";
 import type { ControllerFaults } from "../../src/emulator/controller.ts";
 import { seededRandom } from "../../src/emulator/random.ts";
 import type { Obj } from "../../src/emulator/store.ts";
 import { ANNOTATION_PUSHED_COMMIT } from "../../src/controllers/cibuild/naming.ts";
 import { sha256Hex } from "../../src/kube/names.ts";
 
-const unavailable = ciBuildUnavailable();
 
 const action = fc.oneof(
   fc.record({ kind: fc.constant("commit" as const), push: fc.boolean() }),
@@ -40,7 +39,7 @@ const scenario = fc.record({
 const isProbe = (j: Obj) => j.metadata.labels?.["cicd.cicd.com/probe"] !== undefined;
 const finished = (j: Obj) => (j.status?.conditions ?? []).some((c: Obj) => (c.type === "Complete" || c.type === "Failed") && c.status === "True");
 
-test("CIBuild with push and poll under random events and faults: at most two probe Jobs and two unfinished builds (a cancelled one until deleted), settles on the branch head", { skip: unavailable }, async () => {
+test("CIBuild with push and poll under random events and faults: at most two probe Jobs and two unfinished builds (a cancelled one until deleted), settles on the branch head", async () => {
   await fc.assert(
     fc.asyncProperty(scenario, async ({ seed, failRate, cancelInProgress, faults, events }) => {
       const rng = seededRandom(seed);

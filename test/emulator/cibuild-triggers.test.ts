@@ -5,13 +5,11 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ciBuildUnavailable, loadCIBuildSample, startCIBuildRun, type CIBuildRun } from "./cibuild-harness.ts";
+import { loadCIBuildSample, startCIBuildRun, type CIBuildRun } from "./cibuild-harness.ts";
 import type { Obj } from "../../src/emulator/store.ts";
 import type { JobPlan } from "../../src/emulator/world.ts";
 import { ANNOTATION_PUSHED_COMMIT } from "../../src/controllers/cibuild/naming.ts";
 
-const unavailable = ciBuildUnavailable();
-const opts = { skip: unavailable };
 
 const A = "a1".repeat(20);
 const B = "b2".repeat(20);
@@ -78,7 +76,7 @@ const appImage = (run: CIBuildRun, cr: Obj) => run.children(cr, "Deployment")[0]
 const buildJobs = (run: CIBuildRun, cr: Obj) => run.children(cr, "Job").filter((j) => j.metadata.labels?.["cicd.cicd.com/probe"] === undefined);
 const probeJobs = (run: CIBuildRun, cr: Obj) => run.children(cr, "Job").filter((j) => j.metadata.labels?.["cicd.cicd.com/probe"] !== undefined);
 
-test("CIBuild poll: the first probe pins the first build; a new commit is built and rolled out within one interval; probes stay bounded", opts, async () => {
+test("CIBuild poll: the first probe pins the first build; a new commit is built and rolled out within one interval; probes stay bounded", async () => {
   await withRemote(60, async (run, remote) => {
     const cr = withTriggers({ poll: { interval: "5m" } });
     run.apply(cr);
@@ -109,7 +107,7 @@ test("CIBuild poll: the first probe pins the first build; a new commit is built 
   });
 });
 
-test("CIBuild push: builds exactly the pushed commit; the same commit pushed again changes nothing", opts, async () => {
+test("CIBuild push: builds exactly the pushed commit; the same commit pushed again changes nothing", async () => {
   await withRemote(60, async (run) => {
     const cr = withTriggers({ push: { secretRef: { name: "cibuild-webhook" } } });
     run.apply(cr);
@@ -140,7 +138,7 @@ test("CIBuild push: builds exactly the pushed commit; the same commit pushed aga
   });
 });
 
-test("CIBuild push during a build: the older build is cancelled and only the newest commit is deployed", opts, async () => {
+test("CIBuild push during a build: the older build is cancelled and only the newest commit is deployed", async () => {
   await withRemote(90, async (run) => {
     const cr = withTriggers({ push: { secretRef: { name: "cibuild-webhook" } } });
     run.apply(cr);
@@ -159,7 +157,7 @@ test("CIBuild push during a build: the older build is cancelled and only the new
   });
 });
 
-test("CIBuild push during a build with cancelInProgress false: the running build finishes and deploys, then the newest commit", opts, async () => {
+test("CIBuild push during a build with cancelInProgress false: the running build finishes and deploys, then the newest commit", async () => {
   await withRemote(90, async (run) => {
     const cr = withTriggers({ push: { secretRef: { name: "cibuild-webhook" } }, cancelInProgress: false });
     run.apply(cr);
@@ -179,7 +177,7 @@ test("CIBuild push during a build with cancelInProgress false: the running build
   });
 });
 
-test("CIBuild failed build of a new commit keeps the previous Deployment serving", opts, async () => {
+test("CIBuild failed build of a new commit keeps the previous Deployment serving", async () => {
   await withRemote(60, async (run, remote) => {
     const cr = withTriggers({ push: { secretRef: { name: "cibuild-webhook" } }, poll: { interval: "1m" } });
     run.apply(cr);
@@ -199,7 +197,7 @@ test("CIBuild failed build of a new commit keeps the previous Deployment serving
   });
 });
 
-test("CIBuild suspend: pushes are recorded but nothing is built or polled; resume builds the latest commit", opts, async () => {
+test("CIBuild suspend: pushes are recorded but nothing is built or polled; resume builds the latest commit", async () => {
   await withRemote(60, async (run, remote) => {
     const cr = withTriggers({ push: { secretRef: { name: "cibuild-webhook" } }, poll: { interval: "1m" } });
     run.apply(cr);

@@ -1,5 +1,6 @@
 /**
- * Names, labels and the build hash of a CIBuild's children (cibuild-api.md §7.4, normative).
+ * Names, labels and the build hash of a CIBuild's children (docs/cibuild.md, "Build hash and
+ * names"). Changing any of them renames every child, so existing Jobs would be rebuilt.
  *
  * @packageDocumentation
  */
