@@ -74,6 +74,7 @@ export function createApp(options: AppOptions): express.Express {
   const maxConcurrent = options.maxConcurrentHooks ?? 32;
   const budgetMs = options.hookTimeBudgetMs ?? 5000;
   let inFlight = 0;
+  const logsAnswers = options.logger.isLevelEnabled("info");
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
@@ -165,9 +166,12 @@ export function createApp(options: AppOptions): express.Express {
         // body-parser turns an empty body into `{}`; an empty request is malformed, not a 422.
         if (req.body === undefined || req.headers["content-length"] === "0") throw malformedJson("empty body");
         const result = runHook(def, hook, req.body, clock(), kindOptions);
-        Object.assign(log, result.summary, { decision: formatDecisions(result.decisions) });
+        Object.assign(log, result.summary);
+        // A 200 is logged at info: below that level the decisions string would never be printed.
+        if (logsAnswers) log.decision = formatDecisions(result.decisions);
         const elapsedMs = Number(process.hrtime.bigint() - (res.locals.startedNs as bigint)) / 1e6;
         if (elapsedMs > budgetMs) {
+          log.decision ??= formatDecisions(result.decisions); // the 503 is logged at error
           // Metacontroller may already have given up; a 503 makes it retry instead of applying an
           // answer computed too late. The decisions are not counted: nothing was applied.
           res.locals.outcome = "timeout";
