@@ -13,6 +13,7 @@ export interface CpuProfile {
 
 /** Steps in the order the breakdown table lists them. */
 export const STEPS = [
+  "socket write syscalls (on a busy machine: also time preempted)",
   "node:http (socket, HTTP parse and write)",
   "express (routing, middleware, res.json)",
   "body read + JSON.parse",
@@ -75,6 +76,9 @@ export function breakdown(profile: CpuProfile): Record<Step, number> {
     if (fn === "(idle)" || fn === "(root)") step = undefined;
     else if (fn === "(garbage collector)") step = "garbage collection";
     else if (fn === "(program)") step = "V8 and native (program)";
+    // The write system calls of a socket: on loopback they also run the receiver's side, and a
+    // woken client often takes the core, so wall-clock samples pile up here on a busy machine.
+    else if (!url && /^write(v|Buffer|Utf8String|Latin1String|AsciiString)$/.test(fn)) step = "socket write syscalls (on a busy machine: also time preempted)";
     else if (url) step = stepOf(url, fn);
     else {
       const p = parent.get(id);

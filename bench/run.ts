@@ -34,7 +34,9 @@ const OUT = process.env.BENCH_OUT ?? new URL("./RESULTS.md", import.meta.url).pa
 const BEFORE = process.env.BENCH_BEFORE;
 const SIZES = (process.env.BENCH_SIZES ?? "0,5,10,100,1000").split(",").map(Number);
 const ROOT = new URL("..", import.meta.url).pathname;
-const TICK_US = 1e6 / 100; // /proc/<pid>/stat counts CPU in clock ticks (USER_HZ = 100 on Linux)
+const TICK_US = 1e6 / 100;
+/** Hook calls per CronJob slot in the emulated Metacontroller loop (bench/RESULTS.md, emulator rows). */
+const SYNCS_PER_SLOT = 5; // /proc/<pid>/stat counts CPU in clock ticks (USER_HZ = 100 on Linux)
 
 interface Server {
   name: string;
@@ -391,6 +393,20 @@ function report(r: {
   for (const s of r.sizes.filter((k) => k.jobs <= 10)) {
     const m = s.byConns.get(10)!;
     L.push(`| ${s.jobs} | ${r.servers.map((n) => f(m.get(n)?.perCore ?? NaN)).join(" | ")} | ${r.servers.map((n) => f(m.get(n)?.rps ?? NaN)).join(" | ")} |`);
+  }
+  L.push("");
+
+  L.push("### Capacity per replica (input to the README's capacity model)", "");
+  L.push(
+    `A replica runs hooks on one core (Node's event loop). Syncs per second per replica = 10⁶ / (server CPU µs per sync at 10 connections). ` +
+      `CronJobs on \`*/1\` per replica assume ${SYNCS_PER_SLOT} syncs per slot (the emulated Metacontroller loop's figure: the slot's wake-up, the Job's creation, its start and end, the status write) and the replica at half a core.`,
+    "",
+  );
+  L.push("| observed Jobs | CPU µs per sync | syncs/s per replica | CronJobs on `*/1` per replica at 50 % CPU |", "|---:|---:|---:|---:|");
+  for (const s of r.sizes) {
+    const h = s.byConns.get(10)!.get("metahooks")!;
+    const perSecond = 1e6 / h.cpuPerReq;
+    L.push(`| ${s.jobs} | ${f(h.cpuPerReq)} | ${f(perSecond)} | ${f((0.5 * perSecond * 60) / SYNCS_PER_SLOT)} |`);
   }
   L.push("");
 

@@ -62,6 +62,8 @@ export function checkTimeZone(zone: string): string | undefined {
 
 /** The offset of `zone` from UTC at `date`, in minutes (east positive). */
 export function zoneOffsetMinutes(date: Date, zone: string): number {
+  // The default zone has no offset ever; Intl's formatToParts would cost a few µs per Job for it.
+  if (zone === DEFAULT_TIME_ZONE) return 0;
   const parts: Record<string, number> = {};
   for (const p of formatterFor(zone).formatToParts(date)) {
     if (p.type !== "literal") parts[p.type] = Number(p.value);
