@@ -28,7 +28,7 @@ function setup(level: string, sync: ConfiguredController["def"]["sync"], hookTim
   const sink = new Writable({ write(chunk, _enc, cb) { lines.push(JSON.parse(String(chunk))); cb(); } });
   const app = createApp({
     controllers: [{ def: { ...c!.def, sync }, options: c!.options }],
-    logger: pino({ level }, sink),
+    logger: pino({ level, base: null }, sink),
     clock: () => NOW,
     ...(hookTimeBudgetMs ? { hookTimeBudgetMs } : {}),
   });
@@ -57,4 +57,28 @@ test("a call past its time budget logs its decisions at error level even when in
   const { app, lines } = setup("error", slow, 10);
   await request(app).post("/sync/cronjob").send(body).expect(503);
   assert.equal(lines.find((l) => l.controller === "cronjob")?.decision, "create hello-1");
+});
+
+test("one log line per call, fields in a fixed order: req, requestId, the route's fields, res, err (5xx), durationMs", async () => {
+  const ok = setup("info", () => ({ response: { status: {}, children: [] }, decisions: [] }));
+  await request(ok.app).post("/sync/cronjob").set("X-Request-Id", "req-1").send(body).expect(200);
+  await request(ok.app).get("/healthz").expect(200);
+  assert.equal(ok.lines.length, 1, "health checks are not logged");
+  const line = ok.lines[0]!;
+  assert.deepEqual(Object.keys(line), ["level", "time", "req", "requestId", "controller", "hook", "parent", "uid", "generation", "finalizing", "decision", "children", "res", "durationMs", "msg"]);
+  assert.deepEqual(line.req, { method: "POST", url: "/sync/cronjob" });
+  assert.equal(line.requestId, "req-1");
+  assert.deepEqual(line.res, { statusCode: 200 });
+  assert.equal(line.msg, "POST /sync/cronjob 200");
+  assert.equal(line.level, 30);
+
+  const failing = setup("info", () => {
+    throw new Error("boom");
+  });
+  const res = await request(failing.app).post("/sync/cronjob").send(body).expect(500);
+  const [error] = failing.lines;
+  assert.deepEqual(Object.keys(error!), ["level", "time", "req", "requestId", "controller", "hook", "res", "err", "durationMs", "msg"]);
+  assert.equal(error!.level, 50);
+  assert.equal(error!.requestId, res.body.requestId);
+  assert.match(String((error!.err as { message: string }).message), /boom/);
 });
