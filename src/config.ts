@@ -26,8 +26,9 @@ export interface ServiceConfig {
   /** pino level. Env `LOG_LEVEL`. @default "info" */
   logLevel: string;
   /**
-   * File holding the bearer token every hook route requires (`Authorization: Bearer <token>`).
-   * Surrounding whitespace is ignored; the file is re-read when it changes. Env `AUTH_TOKEN_FILE`.
+   * File holding the bearer token every hook route requires (`Authorization: Bearer <token>`):
+   * one token per line, each accepted (old and new during a rotation, at most 8). Surrounding
+   * whitespace and blank lines are ignored; the file is re-read when it changes. Env `AUTH_TOKEN_FILE`.
    * @default undefined (no authentication)
    */
   authTokenFile?: string;

@@ -38,8 +38,8 @@ Environment (serve):
   HOST (all, IPv6 and IPv4)     address the ports listen on
   LOG_LEVEL (info)              fatal, error, warn, info, debug, trace or silent (JSON lines on stdout)
   BODY_LIMIT_BYTES (8388608)    larger hook requests answer 413
-  AUTH_TOKEN_FILE (unset)       file with a bearer token; every hook route then requires
-                                "Authorization: Bearer <token>" (401 otherwise); re-read on change
+  AUTH_TOKEN_FILE (unset)       file with bearer tokens, one per line; every hook route then requires
+                                "Authorization: Bearer <one of them>" (401 otherwise); re-read on change
   TLS_CERT_FILE, TLS_KEY_FILE   PEM certificate chain and key: the hook port serves HTTPS and
                                 reloads them when they change (set both or neither)
   MAX_CONCURRENT_HOOKS (32)     hook calls served at once; beyond it 429 with Retry-After: 1

@@ -141,11 +141,37 @@ test("AUTH_TOKEN_FILE: hook routes need the token, a rotated file takes effect, 
   }
 });
 
+test("AUTH_TOKEN_FILE with two lines accepts both tokens, so a rotation never answers 401", async (t) => {
+  const dir = tempDir(t);
+  const file = join(dir, "tokens");
+  writeFileSync(file, "old-token-0123456789\n");
+  const service = await start({ AUTH_TOKEN_FILE: file });
+  try {
+    const call = (token: string) => send(`${service.hookUrl}/sync/cronjob`, BODY, { headers: { Authorization: `Bearer ${token}` } });
+    assert.equal((await call("new-token-9876543210")).status, 401);
+    // Step 1 of a rotation: the new token joins the old one.
+    writeFileSync(join(dir, "next"), "new-token-9876543210\nold-token-0123456789\n");
+    renameSync(join(dir, "next"), file);
+    assert.ok(await eventually(async () => (await call("new-token-9876543210")).status === 200), "the new token is accepted");
+    assert.equal((await call("old-token-0123456789")).status, 200, "the old token still passes while Metacontroller may send it");
+    assert.equal((await call("other-token-000000000")).status, 401);
+    // Step 2, once Metacontroller sends the new token: the old one goes.
+    writeFileSync(join(dir, "next"), "new-token-9876543210\n");
+    renameSync(join(dir, "next"), file);
+    assert.ok(await eventually(async () => (await call("old-token-0123456789")).status === 401), "the old token is dropped");
+    assert.equal((await call("new-token-9876543210")).status, 200);
+  } finally {
+    await service.close();
+  }
+});
+
 test("AUTH_TOKEN_FILE that cannot be read stops start-up without naming its content", async (t) => {
   const dir = tempDir(t);
   await assert.rejects(start({ AUTH_TOKEN_FILE: join(dir, "missing") }), /AUTH_TOKEN_FILE .*missing cannot be read: ENOENT/);
   writeFileSync(join(dir, "empty"), "\n");
   await assert.rejects(start({ AUTH_TOKEN_FILE: join(dir, "empty") }), /must hold one token/);
+  writeFileSync(join(dir, "spaces"), "two words\n");
+  await assert.rejects(start({ AUTH_TOKEN_FILE: join(dir, "spaces") }), /one token of visible ASCII characters per line/);
 });
 
 function makeCert(dir: string, cn: string): { cert: string; key: string } | undefined {

@@ -4,7 +4,7 @@ import { ValidatingWebhookConfiguration } from "kubernetes-models/admissionregis
 import { MutatingWebhookConfiguration } from "kubernetes-models/admissionregistration.k8s.io/v1/MutatingWebhookConfiguration";
 import { controllers } from "../../src/controllers/registry.ts";
 import { admissionPaths } from "../../src/admission/routes.ts";
-import { helmSkipReason, lintChart, renderChart, runHelm, stageChart, templateChart, type KubeDoc } from "../helpers/helm.ts";
+import { helmSkipReason, lintChart, renderChart, runHelm, stageChart, templateChart, TEST_IMAGE_REPOSITORY, type KubeDoc } from "../helpers/helm.ts";
 import { assertValidRenderedObject } from "../helpers/chart-objects.ts";
 
 const skip = helmSkipReason;
@@ -177,7 +177,7 @@ describe("chart: admission webhooks", { skip }, () => {
   });
 
   test("NOTES say the webhooks are on, where TLS comes from, and warn without cert-manager", () => {
-    const install = (extra: string[]) => runHelm(["install", "release", stageChart(), "--dry-run=client", "--namespace", NS, "--set", "admissionWebhooks.enabled=true", ...extra]);
+    const install = (extra: string[]) => runHelm(["install", "release", stageChart(), "--dry-run=client", "--namespace", NS, "--set", `image.repository=${TEST_IMAGE_REPOSITORY}`, "--set", "admissionWebhooks.enabled=true", ...extra]);
     const plain = install([]);
     assert.equal(plain.status, 0, plain.stderr);
     assert.match(plain.stdout, /Admission webhooks are on/);
@@ -185,7 +185,7 @@ describe("chart: admission webhooks", { skip }, () => {
     assert.match(plain.stdout, /does not serve cert-manager\.io\/v1/);
     const withCertManager = install(["--api-versions", "cert-manager.io/v1"]);
     assert.doesNotMatch(withCertManager.stdout, /does not serve cert-manager/);
-    const off = runHelm(["install", "release", stageChart(), "--dry-run=client", "--namespace", NS]);
+    const off = runHelm(["install", "release", stageChart(), "--dry-run=client", "--namespace", NS, "--set", `image.repository=${TEST_IMAGE_REPOSITORY}`]);
     assert.doesNotMatch(off.stdout, /Admission webhooks/);
   });
 });

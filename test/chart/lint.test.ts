@@ -1,11 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { controllers } from "../../src/controllers/registry.ts";
 import { CHART_DIR as GENERATED_CHART_DIR, renderChartFiles } from "../../src/crd/manifests.ts";
-import { CHART_DIR, helmSkipReason, lintChart, runHelm, stageChart, templateChart } from "../helpers/helm.ts";
+import { CHART_DIR, copyChartAsCloned, helmSkipReason, lintChart, runHelm, stageChart, templateChart, TEST_IMAGE_REPOSITORY } from "../helpers/helm.ts";
 
 const skip = helmSkipReason;
 
@@ -59,7 +59,7 @@ test("bad hook settings fail lint", { skip }, () => {
 });
 
 test("NOTES.txt tells how to create a first CronJob and see its status", { skip }, () => {
-  const result = runHelm(["install", "rel", stageChart(), "--dry-run=client", "--namespace", "hooks"]);
+  const result = runHelm(["install", "rel", stageChart(), "--dry-run=client", "--namespace", "hooks", "--set", `image.repository=${TEST_IMAGE_REPOSITORY}`]);
   assert.equal(result.status, 0, result.stderr);
   const notes = result.stdout.slice(result.stdout.indexOf("NOTES:"));
   assert.match(notes, /kubectl get compositecontrollers/);
@@ -81,7 +81,7 @@ test("the chart's appVersion is the package version (the image tag the chart pul
 test("the chart's generated files match the code (run `npm run generate` after a change)", () => {
   assert.equal(GENERATED_CHART_DIR, "charts/metahooks");
   const rendered = renderChartFiles();
-  const onDisk = ["crds", "files/compositecontrollers"].flatMap((dir) =>
+  const onDisk = ["files/crds", "files/compositecontrollers"].flatMap((dir) =>
     readdirSync(join(CHART_DIR, dir)).map((f) => `${dir}/${f}`),
   );
   assert.deepStrictEqual(onDisk.sort(), [...rendered.keys()].sort(), "generated file set differs");
@@ -98,4 +98,57 @@ test("an admission port that collides with the hook or admin port fails to rende
     assert.match(result.stdout + result.stderr, /admissionWebhooks.port must differ/, port);
   }
   assert.equal(templateChart({ set: { "admissionWebhooks.enabled": "true", "admissionWebhooks.port": "9443" } }).status, 0);
+});
+
+test("a fresh clone lints and renders with no network and no downloaded or stubbed chart", { skip }, () => {
+  const chart = copyChartAsCloned();
+  assert.equal(existsSync(join(chart, "charts")), false, "no subchart directory in a fresh clone");
+  assert.equal(existsSync(join(chart, "Chart.lock")), false, "no dependency lock: the chart has no dependencies");
+  const chartYaml = parse(readFileSync(join(chart, "Chart.yaml"), "utf8"));
+  assert.equal(chartYaml.dependencies, undefined, "Metacontroller is installed with its own chart, not as a dependency");
+  // runHelm points every proxy at a closed port: a download attempt would fail these.
+  const lint = lintChart({}, chart);
+  assert.equal(lint.status, 0, lint.stdout + lint.stderr);
+  assert.doesNotMatch(lint.stdout, /\[(WARNING|ERROR)\]/);
+  // As a user types it, without any value: lint logs the missing image.repository but passes
+  // (only rendering for an install must stop on it).
+  const plain = runHelm(["lint", "--strict", chart]);
+  assert.equal(plain.status, 0, plain.stdout + plain.stderr);
+  assert.match(plain.stderr, /image\.repository is required/);
+  const rendered = runHelm(["template", "rel", chart, "--namespace", "hooks", "--set", `image.repository=${TEST_IMAGE_REPOSITORY}`]);
+  assert.equal(rendered.status, 0, rendered.stderr);
+  assert.match(rendered.stdout, /kind: CompositeController/);
+});
+
+test("without image.repository, rendering fails and says how to build and push an image", { skip }, () => {
+  const result = templateChart({ set: { "image.repository": undefined } });
+  assert.notEqual(result.status, 0);
+  assert.match(result.stderr, /image\.repository is required: no metahooks image is published yet/);
+  assert.match(result.stderr, /docker build -t registry\.example\.com\/metahooks:0\.1\.0 \. && docker push/);
+  assert.match(result.stderr, /--set image\.repository=/);
+  // helm lint only logs a template's `required` as INFO; install and template stop on it.
+  const install = runHelm(["install", "rel", stageChart(), "--dry-run=client", "--namespace", "hooks"]);
+  assert.notEqual(install.status, 0);
+  assert.match(install.stderr, /image\.repository is required/);
+});
+
+test("ServiceMonitor durations follow Prometheus' grammar (prometheus-operator's pattern), not Go's", { skip }, () => {
+  for (const ok of ["30s", "1m30s", "1h", "500ms", "2w", "1d12h"]) {
+    const result = lintChart({ "serviceMonitor.interval": ok });
+    assert.equal(result.status, 0, `${ok}: ${result.stdout}`);
+  }
+  for (const bad of ["1.5s", "10us", "30sec", "1s1m", "", "-1s"]) {
+    const result = lintChart({ "serviceMonitor.scrapeTimeout": bad });
+    assert.notEqual(result.status, 0, `${JSON.stringify(bad)} should fail`);
+    assert.ok((result.stdout + result.stderr).includes("at '/serviceMonitor/scrapeTimeout'"), bad);
+  }
+});
+
+test("admissionWebhooks.excludeKinds accepts only kinds the chart serves", { skip }, () => {
+  assert.equal(lintChart({ "admissionWebhooks.excludeKinds[0]": "cibuild" }).status, 0);
+  const result = lintChart({ "admissionWebhooks.excludeKinds[0]": "CronJob" });
+  assert.notEqual(result.status, 0);
+  assert.ok((result.stdout + result.stderr).includes("at '/admissionWebhooks/excludeKinds/0'"), result.stdout);
+  const schema = JSON.parse(readFileSync(join(CHART_DIR, "values.schema.json"), "utf8"));
+  assert.deepStrictEqual(schema.properties.admissionWebhooks.properties.excludeKinds.items.enum.sort(), controllers.map((d) => d.name).sort());
 });

@@ -1,11 +1,13 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import { parse } from "yaml";
+import { createHash } from "node:crypto";
+import { parse, parseAllDocuments } from "yaml";
 import { controllers } from "../../src/controllers/registry.ts";
-import { CHART_DIR, helmSkipReason, renderChart, templateChart, type KubeDoc } from "../helpers/helm.ts";
+import { CHART_DIR, helmSkipReason, renderChart, templateChart, TEST_IMAGE_REPOSITORY, type KubeDoc } from "../helpers/helm.ts";
 import { assertValidRenderedObject } from "../helpers/chart-objects.ts";
+import { assertValidCompositeController } from "../helpers/upstream-crd.ts";
 
 const NAMESPACE = "hooks";
 const FULLNAME = "release-metahooks";
@@ -44,7 +46,7 @@ describe("helm template with default values", { skip }, () => {
   test("renders the hook service objects plus one CompositeController per controller kind", () => {
     const kinds = defaults.map((d) => d.kind).sort();
     const expected = ["Deployment", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"];
-    expected.push(...controllers.map(() => "CompositeController"));
+    expected.push(...controllers.map(() => "CompositeController"), ...controllers.map(() => "CustomResourceDefinition"));
     assert.deepStrictEqual(kinds, expected.sort());
   });
 
@@ -147,26 +149,59 @@ describe("helm template with default values", { skip }, () => {
     }
   });
 
+  test("each object's app.kubernetes.io/component says what it is", () => {
+    const want: Record<string, string> = {
+      Deployment: "hook-server", Service: "hook-server", ServiceAccount: "hook-server", PodDisruptionBudget: "hook-server",
+      NetworkPolicy: "hook-server", CompositeController: "composite-controller", CustomResourceDefinition: "crd",
+    };
+    for (const doc of defaults) assert.equal(doc.metadata.labels?.["app.kubernetes.io/component"], want[doc.kind], doc.kind);
+  });
+
   test("no ServiceMonitor, no Secret and no Metacontroller by default", () => {
     for (const kind of ["ServiceMonitor", "Secret", "ConfigMap"]) assert.equal(defaults.filter((d) => d.kind === kind).length, 0, kind);
   });
 });
 
+/** A rendered CRD without what the chart adds (its labels and the keep annotation). */
+function withoutChartMetadata(crd: KubeDoc): KubeDoc {
+  const copy = structuredClone(crd);
+  delete copy.metadata.labels;
+  delete (copy.metadata as any).annotations;
+  return copy;
+}
+
 describe("the chart's CRDs and CompositeController files are generated", { skip }, () => {
-  test("crds/ is byte-identical to metacontroller/crds/", () => {
-    const ours = readdirYaml(join(CHART_DIR, "crds"));
-    const theirs = readdirYaml("metacontroller/crds");
-    assert.deepStrictEqual(ours, theirs, "same file names");
-    for (const file of ours) {
-      assert.equal(readFileSync(join(CHART_DIR, "crds", file), "utf8"), readFileSync(join("metacontroller/crds", file), "utf8"), `${file} differs (run \`npm run generate\`)`);
+  test("the CRDs are templates: rendered, they equal metacontroller/crds/ plus labels and helm.sh/resource-policy: keep", () => {
+    const crds = defaults.filter((d) => d.kind === "CustomResourceDefinition");
+    const files = readdirYaml("metacontroller/crds");
+    assert.deepStrictEqual(crds.map((c) => `${c.metadata.name}.yaml`).sort(), files);
+    for (const crd of crds) {
+      // Read the file as YAML 1.1, as helm does.
+      const onDisk = parseAllDocuments(readFileSync(join("metacontroller/crds", `${crd.metadata.name}.yaml`), "utf8"), { version: "1.1" }).map((d) => d.toJSON() as KubeDoc)[0]!;
+      for (const [k, v] of Object.entries<string>(onDisk.metadata.labels ?? {})) assert.equal(crd.metadata.labels![k], v, `label ${k} kept`);
+      assert.deepStrictEqual(withoutChartMetadata(crd), withoutChartMetadata(onDisk), `${crd.metadata.name}: the chart changed the CRD`);
+      assert.deepStrictEqual((crd.metadata as any).annotations, { "helm.sh/resource-policy": "keep" });
+      assert.equal(crd.metadata.labels!["app.kubernetes.io/component"], "crd");
+      assertValidRenderedObject(crd, NAMESPACE);
     }
   });
 
-  test("--include-crds renders one valid CRD per controller kind", () => {
-    const docs = renderChart({ includeCrds: true });
-    const crds = docs.filter((d) => d.kind === "CustomResourceDefinition");
-    assert.deepStrictEqual(crds.map((c) => c.metadata.name).sort(), controllers.map((d) => (d.crd() as any).metadata.name).sort());
-    for (const crd of crds) assertValidRenderedObject(crd, NAMESPACE);
+  test("files/crds/ is byte-identical to metacontroller/crds/, and Helm's never-upgraded crds/ is gone", () => {
+    const ours = readdirYaml(join(CHART_DIR, "files/crds"));
+    assert.deepStrictEqual(ours, readdirYaml("metacontroller/crds"), "same file names");
+    for (const file of ours) {
+      assert.equal(readFileSync(join(CHART_DIR, "files/crds", file), "utf8"), readFileSync(join("metacontroller/crds", file), "utf8"), `${file} differs (run \`npm run generate\`)`);
+    }
+    assert.equal(existsSync(join(CHART_DIR, "crds")), false, "charts/metahooks/crds/ would be installed once and never upgraded");
+  });
+
+  test("crds.enabled=false renders no CRD; crds.keep=false drops only the keep annotation", () => {
+    const off = renderChart({ set: { "crds.enabled": "false" } });
+    assert.equal(off.filter((d) => d.kind === "CustomResourceDefinition").length, 0);
+    assert.equal(off.filter((d) => d.kind === "CompositeController").length, controllers.length);
+    const notKept = renderChart({ set: { "crds.keep": "false" } }).filter((d) => d.kind === "CustomResourceDefinition");
+    assert.equal(notKept.length, controllers.length);
+    for (const crd of notKept) assert.equal((crd.metadata as any).annotations, undefined);
   });
 
   test("values.yaml has an entry for every controller kind and only those", () => {
@@ -214,43 +249,68 @@ describe("helm template with toggles", { skip }, () => {
     assert.equal(env.has("PREPARE_IMAGE"), false);
   });
 
-  test("auth: one Secret, mounted for the service and sent by every hook", () => {
-    const docs = renderChart({ set: { "auth.enabled": "true", "auth.token": "s3cret" } });
+  test("auth: Metacontroller's layout, a content-named Secret it reads, a tokens file the pods reload", () => {
+    const token = "s3cret-".padEnd(40, "x");
+    const docs = renderChart({ set: { "auth.enabled": "true", "auth.token": token } });
     for (const doc of docs) assertValidRenderedObject(doc, NAMESPACE);
-    const secret = only(docs, "Secret");
-    assert.equal(Buffer.from(secret.data.token, "base64").toString(), "s3cret");
+    const secrets = docs.filter((d) => d.kind === "Secret");
+    assert.equal(secrets.length, 2);
+    const sent = secrets.find((s) => s.metadata.name !== `${FULLNAME}-auth`)!;
+    const mounted = secrets.find((s) => s.metadata.name === `${FULLNAME}-auth`)!;
+    const hash = createHash("sha256").update(token).digest("hex").slice(0, 10);
+    assert.equal(sent.metadata.name, `${FULLNAME}-auth-${hash}`, "the token's hash names the Secret Metacontroller reads");
+    assert.equal(sent.immutable, true);
+    assert.equal(Buffer.from(sent.data.token, "base64").toString(), token);
+    assert.equal(Buffer.from(mounted.data.tokens, "base64").toString(), `${token}\n`);
     const deployment = only(docs, "Deployment");
     const pod = deployment.spec.template.spec;
-    const volume = pod.volumes.find((v: any) => v.secret?.secretName === secret.metadata.name);
-    assert.ok(volume, "the token Secret is a volume");
+    const volume = pod.volumes.find((v: any) => v.secret?.secretName === mounted.metadata.name);
+    assert.ok(volume, "the pods mount the Secret that is updated in place");
+    assert.deepStrictEqual(volume.secret.items, [{ key: "tokens", path: "tokens" }]);
     const mount = pod.containers[0].volumeMounts.find((m: any) => m.name === volume.name);
-    assert.equal(envOf(deployment).get("AUTH_TOKEN_FILE"), `${mount.mountPath}/token`);
-    assert.ok(deployment.spec.template.metadata.annotations["checksum/auth-token"], "a new token rolls the pods");
+    assert.equal(envOf(deployment).get("AUTH_TOKEN_FILE"), `${mount.mountPath}/tokens`);
+    assert.equal(deployment.spec.template.metadata.annotations, undefined, "no checksum: a rollout would not help a rotation");
     for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
       for (const hook of Object.values<any>(cc.spec.hooks)) {
         assert.deepStrictEqual(hook.webhook.authorization, {
           type: "Bearer",
-          credentials: { secretRef: { name: secret.metadata.name, namespace: NAMESPACE, key: "token" } },
+          secretRef: { name: sent.metadata.name, namespace: NAMESPACE, key: "token" },
         });
+        assert.equal(new URL(hook.webhook.url).search, "", "nothing the chart does not name by content, so no ?rev=");
       }
     }
   });
 
+  test("auth.extraTokens are accepted by the pods, never sent by Metacontroller", () => {
+    const token = "a".repeat(32);
+    const next = "b".repeat(32);
+    const docs = renderChart({ values: [{ auth: { enabled: true, token, extraTokens: [next] } }] });
+    const mounted = docs.find((d) => d.kind === "Secret" && d.metadata.name === `${FULLNAME}-auth`)!;
+    assert.equal(Buffer.from(mounted.data.tokens, "base64").toString(), `${token}\n${next}\n`);
+    const sent = docs.find((d) => d.kind === "Secret" && d.metadata.name !== `${FULLNAME}-auth`)!;
+    assert.equal(Buffer.from(sent.data.token, "base64").toString(), token);
+  });
+
   test("auth with an existing Secret creates none and references it", () => {
     const docs = renderChart({ set: { "auth.enabled": "true", "auth.existingSecret": "hook-token", "auth.secretKey": "bearer" } });
+    for (const doc of docs) assertValidRenderedObject(doc, NAMESPACE);
     assert.equal(docs.filter((d) => d.kind === "Secret").length, 0);
     const deployment = only(docs, "Deployment");
     assert.ok(deployment.spec.template.spec.volumes.some((v: any) => v.secret?.secretName === "hook-token"));
     assert.match(envOf(deployment).get("AUTH_TOKEN_FILE")!, /\/bearer$/);
     const cc = docs.find((d) => d.kind === "CompositeController")!;
-    assert.equal((Object.values<any>(cc.spec.hooks)[0]).webhook.authorization.credentials.secretRef.name, "hook-token");
+    assert.deepStrictEqual((Object.values<any>(cc.spec.hooks)[0]).webhook.authorization, {
+      type: "Bearer",
+      secretRef: { name: "hook-token", namespace: NAMESPACE, key: "bearer" },
+    });
   });
 
   test("auth.authorization and tls.caBundle replace the default blocks verbatim", () => {
-    const authorization = { type: "Bearer", credentialsSecretRef: { name: "x", namespace: "y", key: "z" } };
+    const authorization = { type: "Bearer", secretRef: { name: "x", namespace: "y", key: "z" } };
     const caBundle = { configMapRef: { name: "trust-bundle", namespace: "cert-manager", key: "ca.crt" } };
     const docs = renderChart({ values: [{ auth: { enabled: true, authorization }, tls: { enabled: true, secretName: "t", caBundle } }] });
     for (const cc of docs.filter((d) => d.kind === "CompositeController")) {
+      assertValidCompositeController(cc);
       for (const hook of Object.values<any>(cc.spec.hooks)) {
         assert.deepStrictEqual(hook.webhook.authorization, authorization);
         assert.deepStrictEqual(hook.webhook.caBundle, caBundle);
@@ -258,10 +318,30 @@ describe("helm template with toggles", { skip }, () => {
     }
   });
 
-  test("a generated token is random but well-formed", () => {
+  test("values.schema.json refuses authorization and caBundle layouts Metacontroller does not have", () => {
+    for (const values of [
+      { auth: { enabled: true, authorization: { type: "Bearer", credentials: { secretRef: { name: "x", namespace: "y", key: "z" } } } } },
+      { auth: { enabled: true, authorization: { secretRef: { name: "x", namespace: "y" } } } },
+      { auth: { enabled: true, authorization: { type: "Basic", secretRef: { name: "x", namespace: "y", key: "z" } } } },
+      { tls: { enabled: true, secretName: "t", caBundle: { secretRef: { name: "x" } } } },
+      { tls: { enabled: true, secretName: "t", caBundle: { inline: "-----BEGIN CERTIFICATE-----", secretRef: { name: "x", namespace: "y" } } } },
+      { auth: { enabled: true, token: "short" } },
+    ]) {
+      const result = templateChart({ values: [values] });
+      assert.notEqual(result.status, 0, JSON.stringify(values));
+      assert.match(result.stderr, /values don't meet the specifications of the schema/, JSON.stringify(values));
+    }
+  });
+
+  test("a generated token is random but well-formed, and the same in both Secrets", () => {
     const docs = renderChart({ set: { "auth.enabled": "true" } });
-    const token = Buffer.from(only(docs, "Secret").data.token, "base64").toString();
+    const mounted = docs.find((d) => d.kind === "Secret" && d.metadata.name === `${FULLNAME}-auth`)!;
+    const token = Buffer.from(mounted.data.token, "base64").toString();
     assert.match(token, /^[A-Za-z0-9]{48}$/);
+    const hash = createHash("sha256").update(token).digest("hex").slice(0, 10);
+    const sent = docs.find((d) => d.kind === "Secret" && d.metadata.name === `${FULLNAME}-auth-${hash}`);
+    assert.ok(sent, "the Secret Metacontroller reads holds the same generated token");
+    assert.equal(Buffer.from(sent.data.token, "base64").toString(), token);
   });
 
   test("TLS: https URLs with a caBundle, cert files from the Secret", () => {
@@ -306,11 +386,10 @@ describe("helm template with toggles", { skip }, () => {
     assert.equal(endpoint.path, "/metrics");
   });
 
-  test("Metacontroller's chart renders only with metacontroller.enabled, and the NetworkPolicy follows it", () => {
-    const docs = renderChart({ set: { "metacontroller.enabled": "true" } });
-    assert.equal(docs.filter((d) => d.kind === "ConfigMap" && d.metadata.name === "metacontroller-stub").length, 1);
+  test("the NetworkPolicy admits Metacontroller from networkPolicy.metacontroller.namespace", () => {
+    const docs = renderChart({ set: { "networkPolicy.metacontroller.namespace": "platform" } });
     const peer = only(docs, "NetworkPolicy").spec.ingress[0].from[0];
-    assert.deepStrictEqual(peer.namespaceSelector.matchLabels, { "kubernetes.io/metadata.name": NAMESPACE });
+    assert.deepStrictEqual(peer.namespaceSelector.matchLabels, { "kubernetes.io/metadata.name": "platform" });
   });
 
   test("one replica drops the PDB; networkPolicy.enabled=false drops the policy", () => {
@@ -331,12 +410,12 @@ describe("helm template with toggles", { skip }, () => {
 
   test("everything switched on renders only valid objects", () => {
     const docs = renderChart({
-      set: { "auth.enabled": "true", "tls.enabled": "true", "tls.secretName": "t", "serviceMonitor.enabled": "true", "image.digest": `sha256:${"a".repeat(64)}` },
+      set: { "auth.enabled": "true", "tls.enabled": "true", "tls.secretName": "t", "serviceMonitor.enabled": "true", "image.digest": `sha256:${"a".repeat(64)}`, credentialsRevision: "r2" },
       values: [{ env: [{ name: "NODE_OPTIONS", value: "--max-old-space-size=200" }], imagePullSecrets: [{ name: "regcred" }], podAnnotations: { a: "b" } }],
       apiVersions: ["monitoring.coreos.com/v1/ServiceMonitor"],
     });
     for (const doc of docs) assertValidRenderedObject(doc, NAMESPACE);
-    assert.equal(only(docs, "Deployment").spec.template.spec.containers[0].image, `ghcr.io/metahooks/metahooks@sha256:${"a".repeat(64)}`);
+    assert.equal(only(docs, "Deployment").spec.template.spec.containers[0].image, `${TEST_IMAGE_REPOSITORY}@sha256:${"a".repeat(64)}`);
   });
 });
 

@@ -3,9 +3,10 @@
  * start, then Complete or Failed after a chosen time, with container termination messages) and
  * the Deployment controller (becomes available after a delay).
  *
- * Build Pods follow the CIBuild contract (cibuild-api.md §3.4, §7.5): init containers `git-sync`
- * and `prepare`, main container `build`; `prepare` writes the commit SHA and `build` (kaniko's
- * `--digest-file=/dev/termination-log`) writes `sha256:<64 hex>` as termination messages.
+ * Build Pods follow the build Job's containers: init containers `git-sync` and `prepare`, then
+ * kaniko's init container `build` and main container `digest`, or BuildKit's main container
+ * `build`; `prepare` writes the commit SHA and the digest reporter (`digest`, or BuildKit's
+ * `build`) writes `sha256:<64 hex>` as termination messages.
  *
  * @packageDocumentation
  */
@@ -149,10 +150,14 @@ export class World {
     );
   }
 
-  /** Success termination message of a build container (empty for other containers). */
+  /**
+   * Success termination message of a build container (empty for other containers): the digest
+   * comes from `digest` after kaniko, or from BuildKit's main `build` container.
+   */
   #messageOf(job: Obj, container: string): string | undefined {
     if (container === "prepare") return this.commitOf(job);
-    if (container === "build") return digestOf(job);
+    const mains: string[] = (job.spec?.template?.spec?.containers ?? []).map((c: Obj) => c.name);
+    if (container === "digest" || (container === "build" && mains.includes("build"))) return digestOf(job);
     return undefined;
   }
 
@@ -235,7 +240,8 @@ export class World {
 
   /** A build Job that succeeded pushed its digest and every `--destination`. */
   #recordPush(job: Obj): void {
-    const build = (job.spec?.template?.spec?.containers ?? []).find((c: Obj) => c.name === "build");
+    const spec = job.spec?.template?.spec ?? {};
+    const build = [...(spec.initContainers ?? []), ...(spec.containers ?? [])].find((c: Obj) => c.name === "build");
     if (!build) return;
     const digest = digestOf(job);
     this.pushedDigests.add(digest);

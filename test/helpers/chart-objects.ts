@@ -1,9 +1,9 @@
 /**
  * Validates what `helm template` renders: built-in kinds against the Kubernetes OpenAPI schema
- * (kubernetes-models, offline), and the custom resources the chart renders (Metacontroller's
- * CompositeController, prometheus-operator's ServiceMonitor) against hand-written JSON schemas
- * of the fields we use, written from those projects' CRDs (Metacontroller v4.17 `types.go` and
- * docs `api/hook.md`; prometheus-operator `monitoring.coreos.com/v1` ServiceMonitor).
+ * (kubernetes-models, offline); Metacontroller's CompositeController against Metacontroller's
+ * real CRD with the apiserver's pruning (upstream-crd.ts); prometheus-operator's ServiceMonitor
+ * against a hand-written JSON schema of the fields we use, written from its
+ * `monitoring.coreos.com/v1` CRD.
  */
 import { Ajv, type ValidateFunction } from "ajv";
 import { Deployment } from "kubernetes-models/apps/v1/Deployment";
@@ -16,6 +16,7 @@ import { NetworkPolicy } from "kubernetes-models/networking.k8s.io/v1/NetworkPol
 import { CustomResourceDefinition } from "kubernetes-models/apiextensions.k8s.io/v1/CustomResourceDefinition";
 import { isDns1123Label, isDns1123Subdomain, isLabelValue } from "../../src/kube/names.ts";
 import type { KubeDoc } from "./helm.ts";
+import { assertValidCompositeController } from "./upstream-crd.ts";
 
 type Validatable = { validate(): void };
 const MODELS: Record<string, new (data: any) => Validatable> = {
@@ -29,46 +30,9 @@ const MODELS: Record<string, new (data: any) => Validatable> = {
   "apiextensions.k8s.io/v1/CustomResourceDefinition": CustomResourceDefinition,
 };
 
-const GO_DURATION = "^([0-9]+(\\.[0-9]+)?(ns|us|µs|ms|s|m|h))+$";
-const secretKeyRef = {
-  type: "object",
-  additionalProperties: false,
-  required: ["name", "namespace"],
-  properties: { name: { type: "string", minLength: 1 }, namespace: { type: "string", minLength: 1 }, key: { type: "string" } },
-};
-const webhook = {
-  type: "object",
-  additionalProperties: false,
-  properties: {
-    url: { type: "string", pattern: "^https?://[^/]+(/.*)?$" },
-    timeout: { type: "string", pattern: GO_DURATION },
-    path: { type: "string" },
-    service: { type: "object" },
-    etag: { type: "object" },
-    responseUnMarshallMode: { enum: ["loose", "strict"] },
-    // Metacontroller v4.16+
-    caBundle: {
-      type: "object",
-      minProperties: 1,
-      maxProperties: 1,
-      properties: { inline: { type: "string" }, secretRef: secretKeyRef, configMapRef: secretKeyRef },
-    },
-    authorization: { type: "object" },
-    basicAuth: { type: "object" },
-    clientTLS: { type: "object" },
-  },
-};
-const hook = {
-  type: "object",
-  additionalProperties: false,
-  required: ["webhook"],
-  properties: { version: { enum: ["v1", "v2"] }, webhook },
-};
-const resourceRule = {
-  type: "object",
-  required: ["apiVersion", "resource"],
-  properties: { apiVersion: { type: "string", minLength: 1 }, resource: { type: "string", pattern: "^[a-z0-9.-]+$" } },
-};
+// prometheus-operator's CRD pattern for `interval` and `scrapeTimeout` (monitoring.coreos.com/v1
+// Duration): Prometheus' own duration grammar, which has no fractions and no `us`/`ns`.
+export const PROMETHEUS_DURATION = "^(0|(([0-9]+)y)?(([0-9]+)w)?(([0-9]+)d)?(([0-9]+)h)?(([0-9]+)m)?(([0-9]+)s)?(([0-9]+)ms)?)$";
 const metadata = {
   type: "object",
   required: ["name"],
@@ -76,29 +40,6 @@ const metadata = {
 };
 
 const CUSTOM_SCHEMAS: Record<string, object> = {
-  "metacontroller.k8s.io/v1alpha1/CompositeController": {
-    type: "object",
-    required: ["apiVersion", "kind", "metadata", "spec"],
-    properties: {
-      metadata: { ...metadata, not: { required: ["namespace"] } }, // cluster-scoped
-      spec: {
-        type: "object",
-        additionalProperties: false,
-        required: ["parentResource"],
-        properties: {
-          parentResource: resourceRule,
-          childResources: { type: "array", items: resourceRule },
-          hooks: {
-            type: "object",
-            additionalProperties: false,
-            properties: { sync: hook, finalize: hook, customize: hook },
-          },
-          resyncPeriodSeconds: { type: "integer", minimum: 1 },
-          generateSelector: { type: "boolean" },
-        },
-      },
-    },
-  },
   "monitoring.coreos.com/v1/ServiceMonitor": {
     type: "object",
     required: ["apiVersion", "kind", "metadata", "spec"],
@@ -121,8 +62,8 @@ const CUSTOM_SCHEMAS: Record<string, object> = {
                 port: { type: "string" },
                 path: { type: "string", pattern: "^/" },
                 scheme: { enum: ["http", "https", "HTTP", "HTTPS"] },
-                interval: { type: "string", pattern: GO_DURATION },
-                scrapeTimeout: { type: "string", pattern: GO_DURATION },
+                interval: { type: "string", pattern: PROMETHEUS_DURATION },
+                scrapeTimeout: { type: "string", pattern: PROMETHEUS_DURATION },
               },
             },
           },
@@ -131,6 +72,9 @@ const CUSTOM_SCHEMAS: Record<string, object> = {
     },
   },
 };
+
+/** The `app.kubernetes.io/component` values the chart uses, one per role of an object. */
+const COMPONENTS = new Set(["hook-server", "hook-auth", "composite-controller", "crd", "metrics", "admission-webhook", "admission-webhook-tls"]);
 
 const ajv = new Ajv({ allErrors: true, strict: false });
 const customValidators = new Map<string, ValidateFunction>(
@@ -149,6 +93,7 @@ export function assertValidRenderedObject(object: KubeDoc, namespace: string): v
   const Model = MODELS[key];
   const custom = customValidators.get(key);
   if (Model) new Model(object).validate();
+  else if (key === "metacontroller.k8s.io/v1alpha1/CompositeController") assertValidCompositeController(object);
   else if (custom) {
     if (!custom(object)) throw new Error(`${where}: ${ajv.errorsText(custom.errors)}`);
   } else throw new Error(`${where}: no schema for this kind`);
@@ -160,6 +105,8 @@ export function assertValidRenderedObject(object: KubeDoc, namespace: string): v
   if (!clusterScoped && object.metadata.namespace !== namespace && object.kind !== "ConfigMap") {
     throw new Error(`${where}: namespace ${object.metadata.namespace}, want ${namespace}`);
   }
+  const component = object.metadata.labels?.["app.kubernetes.io/component"];
+  if (!component || !COMPONENTS.has(component)) throw new Error(`${where}: app.kubernetes.io/component ${JSON.stringify(component)} does not say what it is`);
   const labelSets = [object.metadata.labels, object.spec?.template?.metadata?.labels, object.spec?.selector?.matchLabels];
   for (const labels of labelSets) {
     for (const [k, v] of Object.entries(labels ?? {})) {

@@ -1,7 +1,8 @@
 /**
- * The build Job (batch/v1) of one build hash (cibuild-api.md §7.5): init container `git-sync`
- * (v4, one-shot clone) → init container `prepare` (checks and copies the context) → container
- * `build` (kaniko, or rootless BuildKit when opted in).
+ * The build Job (batch/v1) of one build hash: init container `git-sync` (v4, one-shot clone) →
+ * init container `prepare` (checks and copies the context) → with kaniko, init container `build`
+ * then container `digest` (reports the pushed digest); with rootless BuildKit (opt-in), container
+ * `build`, whose wrapper reports the digest itself.
  *
  * User values reach containers only as whole argv elements (`--flag=value`) or env values. The two
  * shell scripts are fixed text and read user values from env (`prepare`) or from `"$@"`
@@ -29,14 +30,28 @@ const GIT_ROOT = `${WORKSPACE}/src`;
 const GIT_LINK = "repo";
 const GIT_SECRET_DIR = "/etc/git-secret";
 const TERMINATION_LOG = "/dev/termination-log";
+/** Name of the container that reports a kaniko build's digest. */
+export const DIGEST_CONTAINER = "digest";
+/** Where kaniko writes `--digest-file` (the shared workspace, read by the `digest` container). */
+export const KANIKO_DIGEST_FILE = `${WORKSPACE}/image-digest`;
 
 /**
  * The `prepare` script. Fixed text: the user's context dir and Dockerfile arrive as env
  * `CONTEXT_DIR` and `DOCKERFILE`. It copies `<link>/<CONTEXT_DIR>/.` — dotfiles included, so
  * `.dockerignore` survives (seed defect 13) — into a plain directory, because kaniko copies
  * nothing from git-sync's symlink (case B1), and fails early when a path is missing (case B2).
+ *
+ * Both paths are resolved with `realpath` (every symlink, including ones committed in the
+ * repository) before they are checked: the context dir must stay inside the checkout and the
+ * Dockerfile inside the context dir (only the context is copied to where the builder reads it),
+ * else the step fails with the missing-path reason and says the path resolves outside. Without
+ * this, a repository whose `contextDir` is a link to `/etc` or `../..` had the prepare container's
+ * files (or git-sync's other worktrees) copied into the image. `case` patterns with quoted
+ * prefixes match literally, so a path with glob characters cannot widen the check.
+ *
  * On success the termination message is the commit SHA only: git-sync v4's link points at
- * `.worktrees/<sha>`, so its basename is the commit.
+ * `.worktrees/<sha>` (relative; kubernetes/git-sync main.go `worktreeFor`), so its basename is the
+ * commit.
  */
 export const PREPARE_SCRIPT = [
   "set -eu",
@@ -46,12 +61,23 @@ export const PREPARE_SCRIPT = [
   `  exit ${EXIT_NO_CHECKOUT}`,
   "fi",
   'sha="$(basename "$target")"',
-  'src="$link/$CONTEXT_DIR"',
-  'if [ ! -d "$src" ]; then',
+  'root="$(realpath "$link")"',
+  'inside() { case "$1/" in "$2/"*) return 0 ;; esac; return 1; }',
+  'src="$(realpath "$link/$CONTEXT_DIR" 2>/dev/null)" || src=""',
+  'if [ -n "$src" ] && ! inside "$src" "$root"; then',
+  `  printf 'ContextDirNotFound: directory %s resolves outside the checkout at commit %s\\n' "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
+  `  exit ${EXIT_CONTEXT_DIR_NOT_FOUND}`,
+  "fi",
+  'if [ -z "$src" ] || [ ! -d "$src" ]; then',
   `  printf 'ContextDirNotFound: directory %s does not exist at commit %s\\n' "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
   `  exit ${EXIT_CONTEXT_DIR_NOT_FOUND}`,
   "fi",
-  'if [ ! -f "$src/$DOCKERFILE" ]; then',
+  'dockerfile="$(realpath "$src/$DOCKERFILE" 2>/dev/null)" || dockerfile=""',
+  'if [ -n "$dockerfile" ] && ! inside "$dockerfile" "$src"; then',
+  `  printf 'DockerfileNotFound: file %s in %s resolves outside the context directory at commit %s\\n' "$DOCKERFILE" "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
+  `  exit ${EXIT_DOCKERFILE_NOT_FOUND}`,
+  "fi",
+  'if [ -z "$dockerfile" ] || [ ! -f "$dockerfile" ]; then',
   `  printf 'DockerfileNotFound: file %s does not exist in %s at commit %s\\n' "$DOCKERFILE" "$CONTEXT_DIR" "$sha" > ${TERMINATION_LOG}`,
   `  exit ${EXIT_DOCKERFILE_NOT_FOUND}`,
   "fi",
@@ -60,18 +86,58 @@ export const PREPARE_SCRIPT = [
   `printf '%s' "$sha" > ${TERMINATION_LOG}`,
 ].join("\n");
 
-const BUILDKIT_METADATA = "/home/user/.local/share/buildkit/cibuild-metadata.json";
+/** Where the BuildKit wrapper asks `buildctl --metadata-file` to write (the `buildkitd` emptyDir). */
+export const BUILDKIT_METADATA_FILE = "/home/user/.local/share/buildkit/cibuild-metadata.json";
 
 /**
  * The BuildKit wrapper. Fixed text: every user value is one of `"$@"`. It runs one daemonless
- * build, then extracts `containerimage.digest` from the metadata file (which can be far larger
- * than a termination message) and writes only the digest to the termination log.
+ * build, then copies `containerimage.digest` (the pushed manifest or index) from the metadata
+ * file (which can be far larger than a termination message) to the termination log.
+ *
+ * The file is read the way buildctl writes it (moby/buildkit cmd/buildctl/build.go
+ * `writeMetadataFile`: the exporter response as a Go `map[string]any`, base64 JSON values decoded
+ * to nested objects, `json.MarshalIndent(out, "", "  ")`). So keys are sorted, which puts
+ * `containerimage.config.digest` (the image *config*, never pullable) before
+ * `containerimage.digest` — the first `sha256:` in the file is the wrong one. Each top-level key
+ * sits on its own line indented by exactly two spaces, while nested objects such as
+ * `containerimage.descriptor` are indented deeper, so the anchored match below reads only the
+ * top-level key (key names: exporter/containerimage/exptypes/types.go). No match (no image
+ * exported) writes an empty message; the hook then falls back to the immutable tag.
+ * `set -e` makes a failed build exit with buildctl's code and no message, so the kubelet shows the
+ * log tail (`FallbackToLogsOnError`).
  */
 export const BUILDKIT_WRAPPER_SCRIPT = [
   "set -eu",
-  `buildctl-daemonless.sh "$@" --metadata-file ${BUILDKIT_METADATA}`,
-  `digest="$(grep -o 'sha256:[0-9a-f]\\{64\\}' ${BUILDKIT_METADATA} | head -n 1)"`,
+  `buildctl-daemonless.sh "$@" --metadata-file ${BUILDKIT_METADATA_FILE}`,
+  `digest="$(sed -n 's/^  "containerimage\\.digest": "\\(sha256:[0-9a-f]\\{64\\}\\)",\\{0,1\\}$/\\1/p' ${BUILDKIT_METADATA_FILE} | head -n 1)"`,
   `printf '%s' "$digest" > ${TERMINATION_LOG}`,
+].join("\n");
+
+/**
+ * The `digest` container's script (kaniko builds). Fixed text.
+ *
+ * kaniko writes `--digest-file` from `DoPush`, and `DoPush` runs for every cache layer push
+ * (`pushLayerToCache` and `pushCachePointer` copy the options, digest file included) and for the
+ * final image *before* it pushes to any destination (osscontainertools/kaniko
+ * pkg/executor/push.go). With the digest file at the termination log, a build that failed after a
+ * cache push, or whose final push failed, showed a digest instead of its error: the kubelet only
+ * falls back to the log tail (`FallbackToLogsOnError`) when the message is empty. The kaniko
+ * executor image has no shell to wrap it, so the ordering comes from the Pod instead: kaniko runs
+ * as the last init container writing {@link KANIKO_DIGEST_FILE}; this container starts only after
+ * kaniko exited 0, so the file then holds the final image's digest. A failed kaniko leaves its
+ * own termination log empty, and its log tail becomes the message.
+ *
+ * Only a bare `sha256:<64 hex>` is reported; anything else is reported as nothing (the hook then
+ * falls back to the immutable tag), never as a wrong digest.
+ */
+export const DIGEST_REPORT_SCRIPT = [
+  "set -eu",
+  `digest="$(cat ${KANIKO_DIGEST_FILE} 2>/dev/null || true)"`,
+  'if [ "${#digest}" -eq 71 ] && printf \'%s\\n\' "$digest" | grep -qx \'sha256:[0-9a-f]\\{64\\}\'; then',
+  `  printf '%s' "$digest" > ${TERMINATION_LOG}`,
+  "else",
+  `  echo "kaniko wrote no image digest to ${KANIKO_DIGEST_FILE}" >&2`,
+  "fi",
 ].join("\n");
 
 /** What {@link buildJob} needs. */
@@ -109,7 +175,9 @@ const restricted = (uid: number) => ({
 
 function gitSyncContainer(spec: NormalizedSpec, options: CIBuildOptions): Record<string, unknown> {
   const git = spec.git;
-  // Only git-sync v4 flags, one argv element each (case B4: no GIT_SYNC_* env, no v3 flags).
+  // Only git-sync v4 flags, one argv element each (case B4: no GIT_SYNC_* env, no v3 flags); each
+  // is a pflag of kubernetes/git-sync main.go (v4.7), and GITSYNC_USERNAME is the env default of
+  // --username there.
   const args = [
     `--repo=${git.url}`,
     `--ref=${git.revision || "HEAD"}`,
@@ -161,10 +229,13 @@ function prepareContainer(spec: NormalizedSpec, options: CIBuildOptions): Record
 function kanikoContainer(spec: NormalizedSpec, buildHash: string, options: CIBuildOptions): Record<string, unknown> {
   const args = [`--context=dir://${CONTEXT}`, `--dockerfile=${CONTEXT}/${spec.build.dockerfile}`];
   for (const d of destinations(spec, buildHash)) args.push(`--destination=${d}`);
-  args.push(`--digest-file=${TERMINATION_LOG}`);
+  args.push(`--digest-file=${KANIKO_DIGEST_FILE}`);
   for (const a of spec.build.buildArgs) args.push(`--build-arg=${a.name}=${a.value}`);
+  // kaniko's --target is a CSV list (pflag StringSlice); validation keeps commas and quotes out.
   if (spec.build.target !== undefined) args.push(`--target=${spec.build.target}`);
   if (spec.build.cache.enabled) {
+    // kaniko's --insecure also covers the cache: lookups (pkg/cache/cache.go) and cache pushes
+    // (pkg/executor/push.go pushLayerToCache copies the options).
     args.push("--cache=true");
     if (spec.build.cache.repo) args.push(`--cache-repo=${spec.build.cache.repo}`);
   }
@@ -185,6 +256,17 @@ function kanikoContainer(spec: NormalizedSpec, buildHash: string, options: CIBui
   };
   if (spec.build.resources) container.resources = spec.build.resources;
   return container;
+}
+
+function digestContainer(options: CIBuildOptions): Record<string, unknown> {
+  return {
+    name: DIGEST_CONTAINER,
+    image: options.prepareImage,
+    command: ["sh", "-c", DIGEST_REPORT_SCRIPT],
+    securityContext: restricted(GIT_SYNC_UID),
+    terminationMessagePolicy: "FallbackToLogsOnError",
+    volumeMounts: [{ name: "workspace", mountPath: WORKSPACE, readOnly: true }],
+  };
 }
 
 function buildkitContainer(spec: NormalizedSpec, buildHash: string, options: CIBuildOptions): Record<string, unknown> {
@@ -209,7 +291,13 @@ function buildkitContainer(spec: NormalizedSpec, buildHash: string, options: CIB
   if (spec.build.reproducible) args.push("--opt=build-arg:SOURCE_DATE_EPOCH=0");
   if (spec.build.cache.enabled) {
     const repo = spec.build.cache.repo ?? `${spec.output.repository}/cache`;
-    args.push(`--export-cache=type=registry,ref=${repo}`, `--import-cache=type=registry,ref=${repo}`);
+    // The registry cache exporter and importer read their own `registry.insecure` attribute
+    // (moby/buildkit cache/remotecache/registry/registry.go attrInsecure); the image exporter's
+    // one in --output does not reach them, so a plain-HTTP registry needs it on each cache ref.
+    // buildctl splits these values as CSV (cmd/buildctl/build/importcache.go, exportcache.go);
+    // image references hold no commas or quotes.
+    const ref = `type=registry,ref=${repo}${spec.output.insecure ? ",registry.insecure=true" : ""}`;
+    args.push(`--export-cache=${ref}`, `--import-cache=${ref}`);
   }
   const env: Array<Record<string, unknown>> = [{ name: "BUILDKITD_FLAGS", value: "--oci-worker-no-process-sandbox" }];
   if (spec.output.pushSecret) env.push({ name: "DOCKER_CONFIG", value: "/home/user/.docker" });
@@ -257,14 +345,20 @@ export function buildJob(input: BuildJobInput): KubeObject {
     });
   }
   if (spec.build.strategy === "buildkit") volumes.push({ name: "buildkitd", emptyDir: {} });
-  const build = spec.build.strategy === "buildkit" ? buildkitContainer(spec, buildHash, options) : kanikoContainer(spec, buildHash, options);
+  const steps = [gitSyncContainer(spec, options), prepareContainer(spec, options)];
+  // kaniko is an init container so that `digest` runs only after it exited 0 (see DIGEST_REPORT_SCRIPT);
+  // the BuildKit wrapper has a shell and reports its own digest after a successful build.
+  const [initContainers, containers] =
+    spec.build.strategy === "buildkit"
+      ? [steps, [buildkitContainer(spec, buildHash, options)]]
+      : [[...steps, kanikoContainer(spec, buildHash, options)], [digestContainer(options)]];
   const podSpec: Record<string, unknown> = {
     restartPolicy: "Never",
     automountServiceAccountToken: false,
     enableServiceLinks: false,
     securityContext: { fsGroup: GIT_SYNC_UID },
-    initContainers: [gitSyncContainer(spec, options), prepareContainer(spec, options)],
-    containers: [build],
+    initContainers,
+    containers,
     volumes,
   };
   if (spec.build.serviceAccountName) podSpec.serviceAccountName = spec.build.serviceAccountName;

@@ -1,8 +1,8 @@
 /**
  * What observed build Jobs and their Pods say (cibuild-api.md §7.6 steps 4-5): each Job's state
  * judged by its conditions' type *and* status (never `conditions[0]`, seed defect 6), and the
- * build Pods' termination messages — commit SHA from `prepare`, digest from `build`, failure text
- * from whichever container failed.
+ * build Pods' termination messages — commit SHA from `prepare`, digest from `digest` (kaniko) or
+ * `build` (BuildKit), failure text from whichever container failed.
  *
  * @packageDocumentation
  */
@@ -10,10 +10,10 @@ import type { KubeObject } from "../../metacontroller/contract.ts";
 import { finishedCondition, isBeingDeleted } from "../../kube/jobs.ts";
 import { parseTime } from "../../kube/time.ts";
 import { BuildReason } from "./reasons.ts";
-import { EXIT_CONTEXT_DIR_NOT_FOUND, EXIT_DOCKERFILE_NOT_FOUND } from "./build-job.ts";
+import { DIGEST_CONTAINER, EXIT_CONTEXT_DIR_NOT_FOUND, EXIT_DOCKERFILE_NOT_FOUND } from "./build-job.ts";
 import { JOB_NAME_LABELS, LABEL_BUILD_HASH } from "./naming.ts";
 
-/** A digest as kaniko's `--digest-file` writes it. */
+/** A digest as kaniko's `--digest-file` and BuildKit's `containerimage.digest` give it. */
 export const DIGEST_PATTERN = /^sha256:[0-9a-f]{64}$/;
 /** A full git commit SHA (SHA-1 or SHA-256 repositories). */
 export const COMMIT_SHA_PATTERN = /^[0-9a-f]{40}([0-9a-f]{24})?$/;
@@ -157,9 +157,26 @@ function podFailure(pod: KubeObject): PodFindings["failure"] {
   if (prepare && prepare.exitCode !== 0) {
     return { reason: prepareFailureReason(prepare.exitCode, prepare.message), message: `prepare: ${summarizeTerminationMessage(prepare.message) || `exit code ${prepare.exitCode}`}` };
   }
-  const build = terminated(pod, "build");
-  if (build && build.exitCode !== 0) {
-    return { reason: BuildReason.BuildFailed, message: `build: ${summarizeTerminationMessage(build.message) || `exit code ${build.exitCode}`}` };
+  for (const name of ["build", DIGEST_CONTAINER]) {
+    const step = terminated(pod, name);
+    if (step && step.exitCode !== 0) {
+      return { reason: BuildReason.BuildFailed, message: `${name}: ${summarizeTerminationMessage(step.message) || `exit code ${step.exitCode}`}` };
+    }
+  }
+  return undefined;
+}
+
+/**
+ * The pushed digest a Pod reports: the `digest` container's message (kaniko), else the `build`
+ * container's (BuildKit; and kaniko Jobs created before the `digest` container existed, whose
+ * kaniko wrote the digest file straight to its termination log). Only from a container that
+ * exited 0, and only a bare digest.
+ */
+function reportedDigest(pod: KubeObject): string | undefined {
+  for (const name of [DIGEST_CONTAINER, "build"]) {
+    const step = terminated(pod, name);
+    const digest = step?.exitCode === 0 ? step.message.trim() : undefined;
+    if (digest && DIGEST_PATTERN.test(digest)) return digest;
   }
   return undefined;
 }
@@ -207,9 +224,8 @@ export function readBuildPods(job: KubeObject, pods: KubeObject[]): PodFindings 
     const prepare = terminated(pod, "prepare");
     const sha = prepare?.exitCode === 0 ? prepare.message.trim() : undefined;
     if (sha && COMMIT_SHA_PATTERN.test(sha)) findings.commitSHA = sha;
-    const build = terminated(pod, "build");
-    const digest = build?.exitCode === 0 ? build.message.trim() : undefined;
-    if (digest && DIGEST_PATTERN.test(digest)) findings.digest = digest;
+    const digest = reportedDigest(pod);
+    if (digest) findings.digest = digest;
     const failure = podFailure(pod);
     if (failure) findings.failure = failure;
     const waiting = podWaiting(pod);

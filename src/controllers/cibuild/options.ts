@@ -10,7 +10,7 @@
 export interface CIBuildOptions {
   /** Init container `git-sync` (git-sync v4). Env `GIT_SYNC_IMAGE`. */
   gitSyncImage: string;
-  /** Init container `prepare` (any image with a POSIX `sh`, `readlink`, `basename`, `cp`). Env `PREPARE_IMAGE`. */
+  /** Init container `prepare` and, after kaniko, container `digest` (any image with a POSIX `sh`, `readlink`, `realpath`, `basename`, `cp`, `cat`, `grep`). Env `PREPARE_IMAGE`. */
   prepareImage: string;
   /** Container `build` for `build.strategy: kaniko` (the executor image). Env `KANIKO_IMAGE`. */
   kanikoImage: string;

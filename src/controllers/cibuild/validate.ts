@@ -88,6 +88,15 @@ const MAX_URL = 2048;
 const MAX_PATH = 1024;
 const CONTROL = /[\u0000-\u001f\u007f]/;
 const WHITESPACE_OR_CONTROL = /[\s\u0000-\u001f\u007f]/;
+/** git's URL scheme characters (url.c is_urlschemechar, first one alphanumeric) then `::`. */
+const REMOTE_HELPER = /^(?:[A-Za-z0-9][A-Za-z0-9+.-]*)?::/;
+/**
+ * Characters a build target must not hold: kaniko's `--target` is a pflag StringSlice
+ * (cmd/executor/cmd/root.go), read as one CSV record, so `,` splits it into several stages and
+ * quotes are CSV quoting. No Dockerfile stage name holds them (BuildKit
+ * frontend/dockerfile/instructions/parse.go validStageName `^[a-z][a-z0-9-_.]*$`).
+ */
+const TARGET_FORBIDDEN = /[,"']/;
 const BUILD_ARG_NAME = /^[A-Za-z_][A-Za-z0-9_]*$/;
 const SECRET_KEY = /^[-._a-zA-Z0-9]+$/;
 const ENV_NAME = /^[-._a-zA-Z][-._a-zA-Z0-9]*$/;
@@ -161,6 +170,11 @@ export function classifyGitUrl(url: string): { transport: GitTransport } | { rea
   if (url.length > MAX_URL) return invalid(`is longer than ${MAX_URL} characters`);
   if (WHITESPACE_OR_CONTROL.test(url)) return invalid("contains whitespace or control characters");
   if (url.startsWith("-")) return invalid("must not start with -");
+  // git hands `<transport>::<address>` to the remote helper git-remote-<transport> (git
+  // transport.c transport_get: any run of URL scheme characters followed by `::`, even an empty
+  // one); `ext::` runs an arbitrary command and `fd::` reads file descriptors. The scp-like form
+  // below would otherwise take `ext` for a host.
+  if (REMOTE_HELPER.test(url)) return invalid("uses remote helper syntax (<transport>::…); use https://, ssh:// or user@host:path");
   if (authority) {
     const scheme = (authority[1] ?? "").toLowerCase();
     if (scheme !== "https" && scheme !== "ssh") return invalid("must use https://, ssh:// or the scp-like form user@host:path");
@@ -354,8 +368,8 @@ function semanticProblems(raw: unknown): SpecProblem[] {
     }
   }
   const target = at(raw, ["build", "target"]);
-  if (typeof target === "string" && (target === "" || target.length > 128 || WHITESPACE_OR_CONTROL.test(target))) {
-    add(SpecReason.InvalidField, "build.target", "spec.build.target must be a stage name (1-128 characters, no whitespace)");
+  if (typeof target === "string" && (target === "" || target.length > 128 || WHITESPACE_OR_CONTROL.test(target) || TARGET_FORBIDDEN.test(target))) {
+    add(SpecReason.InvalidField, "build.target", "spec.build.target must be one stage name (1-128 characters, no whitespace, commas or quotes)");
   }
   const pullSecrets = at(raw, ["deploy", "imagePullSecrets"]);
   if (Array.isArray(pullSecrets)) {

@@ -2,13 +2,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, readdirSync, readFileSync, existsSync } from "node:fs";
+import { mkdtempSync, mkdirSync, writeFileSync, symlinkSync, readdirSync, readFileSync, existsSync, realpathSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import fc from "fast-check";
 import { PREPARE_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
 import { isDns1123Label, isLabelValue } from "../../../src/kube/names.ts";
 import { assertValidKubeObject } from "../../helpers/k8s-schema.ts";
-import { DIGEST, SEED_SPECS, SHA, buildPod, childOf, jobStatus, lifecycle, observe, parent, request, sync } from "./world.ts";
+import { DIGEST, SEED_SPECS, SHA, buildPod, builtOutcomes, childOf, jobStatus, lifecycle, observe, parent, request, sync } from "./world.ts";
 
 const go = SEED_SPECS["build-go"]!;
 const fresh = (spec: Record<string, unknown>, name = "build-go") => sync(request({ parent: parent(spec, { name }) }), "2026-03-02T10:00:05Z");
@@ -18,15 +19,18 @@ const container = (job: any, name: string) =>
 
 function hasSh(): boolean {
   try {
-    execFileSync("sh", ["-c", "command -v readlink basename cp >/dev/null"]);
+    execFileSync("sh", ["-c", "command -v readlink realpath basename cp >/dev/null"]);
     return true;
   } catch {
     return false;
   }
 }
 
-/** Runs the real prepare script against a git-sync v4 style layout in a temp dir. */
-function runPrepare(files: Record<string, string>, contextDir: string, dockerfile: string) {
+/**
+ * Runs the real prepare script against a git-sync v4 style layout in a temp dir. `links` are
+ * symlinks committed in the repository (path in the worktree → link target, verbatim).
+ */
+function runPrepare(files: Record<string, string>, contextDir: string, dockerfile: string, links: Record<string, string> = {}) {
   const root = mkdtempSync(join(tmpdir(), "cibuild-prepare-"));
   const sha = SHA;
   const worktree = join(root, "src", ".worktrees", sha);
@@ -35,6 +39,10 @@ function runPrepare(files: Record<string, string>, contextDir: string, dockerfil
     writeFileSync(join(worktree, path), content);
   }
   mkdirSync(worktree, { recursive: true });
+  for (const [path, target] of Object.entries(links)) {
+    mkdirSync(join(worktree, path, ".."), { recursive: true });
+    symlinkSync(target, join(worktree, path));
+  }
   symlinkSync(`.worktrees/${sha}`, join(root, "src", "repo"));
   const termination = join(root, "termination-log");
   // The script's fixed paths are rewritten to the temp dir only for this test.
@@ -87,6 +95,71 @@ test("B2: a missing context dir or Dockerfile fails the build with a reason; bad
     assert.equal(invalid.status.phase, "Invalid");
     assert.equal(invalid.children.length, 0);
   }
+});
+
+test("prepare never follows a symlink out of the checkout: context dir or Dockerfile leaving it is refused with the reason", { skip: !hasSh() }, () => {
+  const files = { "app1/Dockerfile": "FROM scratch\n", "secret/Dockerfile": "FROM scratch\n" };
+  // A context dir that is (or passes through) a link to /etc, or climbs out with ../..
+  for (const [contextDir, links] of [
+    ["etc", { etc: "/etc" }],
+    ["up", { up: "../.." }],
+    ["up/.worktrees", { up: "../.." }],
+    ["app2", { app2: "../../../../.." }],
+  ] as Array<[string, Record<string, string>]>) {
+    const run = runPrepare(files, contextDir, "passwd", links);
+    assert.equal(run.exitCode, 2, contextDir);
+    assert.match(run.message, /^ContextDirNotFound: directory \S+ resolves outside the checkout at commit [0-9a-f]{40}\n$/, contextDir);
+    assert.equal(existsSync(join(run.root, "context")), false, "nothing copied");
+  }
+  // A Dockerfile that is a link out of the checkout, or out of the context (only the context is
+  // copied to where the builder reads it).
+  for (const [dockerfile, links] of [
+    ["Dockerfile.host", { "app1/Dockerfile.host": "/etc/passwd" }],
+    ["Dockerfile.up", { "app1/Dockerfile.up": `${"../".repeat(12)}etc/passwd` }],
+    ["Dockerfile.sibling", { "app1/Dockerfile.sibling": "../secret/Dockerfile" }],
+  ] as Array<[string, Record<string, string>]>) {
+    const run = runPrepare(files, "app1", dockerfile, links);
+    assert.equal(run.exitCode, 3, dockerfile);
+    assert.match(run.message, /^DockerfileNotFound: file \S+ in app1 resolves outside the context directory at commit [0-9a-f]{40}\n$/, dockerfile);
+    assert.equal(existsSync(join(run.root, "context")), false, "nothing copied");
+  }
+  // Links that stay inside are fine.
+  const inside = runPrepare(files, "current", "Dockerfile.link", { current: "app1", "app1/Dockerfile.link": "Dockerfile" });
+  assert.equal(inside.exitCode, 0, inside.message);
+  assert.equal(inside.message, SHA);
+  assert.deepStrictEqual(readdirSync(join(inside.root, "context")).sort(), ["Dockerfile", "Dockerfile.link"]);
+  const root = runPrepare({ Dockerfile: "FROM scratch\n" }, ".", "Dockerfile");
+  assert.equal(root.exitCode, 0, root.message);
+});
+
+test("property: whatever symlinks a repository commits, prepare copies a context only from inside the checkout", { skip: !hasSh() }, () => {
+  const segment = fc.constantFrom("..", ".", "app1", "lib", "/etc", "/", "loop", "nowhere");
+  const target = fc.array(segment, { minLength: 1, maxLength: 5 }).map((parts) => parts.join("/").replace(/^\/+/, "/").replace(/\/{2,}/g, "/"));
+  fc.assert(
+    fc.property(
+      fc.oneof(fc.constantFrom("app1", "./app1", "lib/../app1", "."), target),
+      fc.oneof(fc.constantFrom("Dockerfile", "./Dockerfile", "../app1/Dockerfile", "../lib/x"), target),
+      fc.constantFrom("ctx", "ctx/app1", "app1"),
+      (ctxTarget, dfTarget, contextDir) => {
+        const files = { "app1/Dockerfile": "FROM scratch\n", "lib/x": "x" };
+        const links = { ctx: ctxTarget, "app1/Dockerfile.link": dfTarget, loop: "loop" };
+        const run = runPrepare(files, contextDir, "Dockerfile.link", links);
+        const worktree = realpathSync(join(run.root, "src", ".worktrees", SHA));
+        if (run.exitCode === 0) {
+          // Only when both resolve inside: the context inside the checkout, the Dockerfile inside the context.
+          const ctx = realpathSync(join(worktree, contextDir));
+          assert.ok(`${ctx}/`.startsWith(`${worktree}/`), `${contextDir} → ${ctx}`);
+          assert.ok(realpathSync(join(ctx, "Dockerfile.link")).startsWith(`${ctx}/`));
+        } else {
+          assert.ok(run.exitCode === 2 || run.exitCode === 3, `exit ${run.exitCode}: ${run.message}`);
+          assert.match(run.message, run.exitCode === 2 ? /^ContextDirNotFound: / : /^DockerfileNotFound: /);
+          assert.equal(existsSync(join(run.root, "context")), false, "nothing copied");
+        }
+        rmSync(run.root, { recursive: true, force: true });
+      },
+    ),
+    { numRuns: 40 },
+  );
 });
 
 test("B3: no branch means the remote's default branch (--ref=HEAD), never master", () => {
@@ -195,18 +268,32 @@ test("B9: every derived name and label value of a 60+ character CIBuild is a DNS
 test("only Pods the build Job controls are read: a Pod with a copied job-name label cannot choose the digest", () => {
   const job = childOf(fresh(go), "Job")!;
   const done = observe(job, "2026-03-02T10:00:06Z", jobStatus("complete", "2026-03-02T10:00:06Z", "2026-03-02T10:04:30Z"));
-  const real = buildPod(job, "real1", "2026-03-02T10:00:07Z", { "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } });
+  const real = buildPod(job, "real1", "2026-03-02T10:00:07Z", builtOutcomes(job, SHA, DIGEST));
   const forged = structuredClone(real) as any;
   forged.metadata.name = `${job.metadata.name}-zzzzz`;
   forged.metadata.creationTimestamp = "2026-03-02T10:00:09Z"; // newer: would win if it were read
   forged.metadata.ownerReferences = [{ apiVersion: "v1", kind: "ReplicaSet", name: "evil", uid: "e0000000-0000-4000-8000-000000000000", controller: true }];
   const evil = "sha256:" + "e".repeat(64);
   forged.status.containerStatuses = forged.status.containerStatuses.map((c: any) =>
-    c.name === "build" ? { ...c, state: { terminated: { ...c.state.terminated, message: evil } } } : c,
+    c.name === "digest" ? { ...c, state: { terminated: { ...c.state.terminated, message: evil } } } : c,
   );
   const r = sync(request({ parent: parent(go), jobs: [done], pods: [real, forged] }), "2026-03-02T10:04:31Z");
   assert.equal((r.status.currentBuild as any).digest, DIGEST);
   const image = (childOf(r, "Deployment") as any).spec.template.spec.containers[0].image;
   assert.ok(image.endsWith(`@${DIGEST}`), image);
   assert.ok(!JSON.stringify(r).includes(evil));
+});
+
+test("a kaniko Job created before the digest step (kaniko as the main container) still reports its digest", () => {
+  const job = childOf(fresh(go), "Job")! as any;
+  const old = structuredClone(job);
+  const pod = old.spec.template.spec;
+  const kaniko = pod.initContainers.pop();
+  kaniko.args = kaniko.args.map((a: string) => (a.startsWith("--digest-file=") ? "--digest-file=/dev/termination-log" : a));
+  pod.containers = [kaniko];
+  const done = observe(old, "2026-03-02T10:00:06Z", jobStatus("complete", "2026-03-02T10:00:06Z", "2026-03-02T10:04:30Z"));
+  const p = buildPod(old, "old1", "2026-03-02T10:00:07Z", { "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } });
+  const r = sync(request({ parent: parent(go), jobs: [done], pods: [p] }), "2026-03-02T10:04:31Z");
+  assert.equal((r.status.currentBuild as any).digest, DIGEST);
+  assert.ok((childOf(r, "Deployment") as any).spec.template.spec.containers[0].image.endsWith(`@${DIGEST}`));
 });

@@ -15,6 +15,7 @@ import {
   SHA,
   SHA2,
   buildPod,
+  builtOutcomes,
   childOf,
   deploymentStatus,
   jobStatus,
@@ -112,7 +113,7 @@ const gitSyncAuthLog = [
   const newJob = observe(childOf(r1, "Job", "build-go-" + (r1.status.buildHash as string))!, "2026-03-02T11:00:01Z", jobStatus("running", "2026-03-02T11:00:01Z"));
   const newPod = buildPod(newJob, "n1", "2026-03-02T11:00:02Z", { "git-sync": {}, prepare: { message: SHA2 }, build: { running: true } });
   const doneNew = observe(childOf(r1, "Job", newJob.metadata.name)!, "2026-03-02T11:00:01Z", jobStatus("complete", "2026-03-02T11:00:01Z", "2026-03-02T11:03:00Z"));
-  const donePod = buildPod(newJob, "n1", "2026-03-02T11:00:02Z", { "git-sync": {}, prepare: { message: SHA2 }, build: { message: DIGEST2 } });
+  const donePod = buildPod(newJob, "n1", "2026-03-02T11:00:02Z", builtOutcomes(newJob, SHA2, DIGEST2));
   const r2 = sync(request({ parent: parent(spec, { generation: 2, status: r1.status }), jobs: [L.doneJob, newJob], pods: [newPod], deployments: [L.observedDeployment] }), "2026-03-02T11:01:00Z");
   cases["rebuild-succeeded-rolls-out"] = {
     request: request({ parent: parent(spec, { generation: 2, status: r2.status }), jobs: [L.doneJob, doneNew], pods: [donePod], deployments: [L.observedDeployment] }),
@@ -170,10 +171,11 @@ const gitSyncAuthLog = [
 }
 {
   const spec = { ...go, deploy: { enabled: false } };
-  const f = finished(spec, "complete", [{ "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } }]);
+  const f = finished(spec, "complete", [{ "git-sync": {}, prepare: { message: SHA }, build: {}, digest: { message: DIGEST } }]);
   cases["deploy-disabled"] = { request: request({ parent: parent(spec, { status: f.status }), jobs: [f.job], pods: f.pods }), now: "2026-03-02T10:03:01Z" };
   const mutable = { SCMRepoURL: go.SCMRepoURL, SCMSecret: "git-creds", output: { image: "registry.example.com/team/app:latest", immutableTag: false } };
-  const m = finished(mutable, "complete", [{ "git-sync": {}, prepare: { message: SHA }, build: { exitCode: 0, message: "" } }]);
+  // kaniko exited 0 but the digest step found no digest file: no digest, so the tag is deployed.
+  const m = finished(mutable, "complete", [{ "git-sync": {}, prepare: { message: SHA }, build: {}, digest: { exitCode: 0, message: "" } }]);
   cases["mutable-tag-no-digest"] = { request: request({ parent: parent(mutable, { status: m.status }), jobs: [m.job], pods: m.pods }), now: "2026-03-02T10:03:01Z" };
 }
 

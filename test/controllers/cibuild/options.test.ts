@@ -35,7 +35,8 @@ test("the configured images reach the build Job", () => {
   const def = findController("cibuild")!;
   const r = def.sync(hookRequest({ parent: parent(SEED_SPECS["build-go"]) }) as any, new Date("2026-03-02T10:00:00Z"), configured.options);
   const job = r.response.children[0] as any;
-  assert.equal(job.spec.template.spec.containers[0].image, "mirror.example.com/kaniko:v1.28.3");
+  const build = job.spec.template.spec.initContainers.find((c: any) => c.name === "build");
+  assert.equal(build.image, "mirror.example.com/kaniko:v1.28.3");
 });
 
 test("--help documents the build image variables", () => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { isDns1123Label, isLabelValue } from "../../../src/kube/names.ts";
 import { assertValidKubeObject } from "../../helpers/k8s-schema.ts";
-import { DIGEST, SEED_SPECS, SHA, buildPod, childOf, deploymentStatus, jobStatus, observe, parent, request, sync, type JobPhase } from "./world.ts";
+import { DIGEST, SEED_SPECS, SHA, buildPod, builtOutcomes, childOf, deploymentStatus, jobStatus, observe, parent, request, sync, type JobPhase } from "./world.ts";
 
 const go = SEED_SPECS["build-go"]!;
 
@@ -54,7 +54,7 @@ function buildRequest(w: fc.Arbitrary<any> extends fc.Arbitrary<infer T> ? T : n
     return observe(job, `2026-02-${day}T01:00:00Z`, jobStatus(h.phase, `2026-02-${day}T01:00:00Z`, `2026-02-${day}T01:10:00Z`));
   }).filter(Boolean);
   const unique = jobs.filter((j: any, i: number) => jobs.findIndex((k: any) => k.metadata.name === j.metadata.name) === i);
-  const pods = unique.map((j: any, i: number) => buildPod(j, `p${i}`, "2026-02-01T01:00:01Z", { "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } }));
+  const pods = unique.map((j: any, i: number) => buildPod(j, `p${i}`, "2026-02-01T01:00:01Z", builtOutcomes(j, SHA, DIGEST)));
   const deployments: any[] = [];
   if (w.withDeployment) {
     const d = { apiVersion: "apps/v1", kind: "Deployment", metadata: { name: `deploy-${w.name}`.slice(0, 63).replace(/[.-]+$/, ""), annotations: { "cicd.cicd.com/build-hash": "0000000000" } }, spec: { replicas: 1, selector: { matchLabels: { app: "x" } }, template: { metadata: { labels: { app: "x" } }, spec: { containers: [{ name: "app", image: `r.example/a@${DIGEST}` }] } } } };
@@ -136,6 +136,8 @@ test("property: an invalid spec never drops an observed child", () => {
     [(s) => ({ ...s, source: { git: { url: "git@other:o/r.git" } } })],
     [(s) => ({ ...s, deploy: { replicas: -3 } })],
     [(s) => ({ ...s, SCMRepoURL: 42 })],
+    [(s) => ({ ...s, SCMRepoURL: "ext::sh" })],
+    [(s) => ({ ...s, build: { target: "a,b" } })],
     [() => ({ foo: "bar" })],
   );
   fc.assert(
@@ -178,5 +180,52 @@ test("property: a spec the hook accepts is accepted by the generated CRD schema"
       assert.ok(validate(s), JSON.stringify(validate.errors));
     }),
     { numRuns: 200 },
+  );
+});
+
+/** Hostile git URL classes git would not treat as a plain https/ssh remote. */
+const helperScheme = fc.oneof(fc.constant(""), fc.stringMatching(/^[A-Za-z0-9][A-Za-z0-9+.-]{0,12}$/));
+const urlTail = fc.string({ maxLength: 40 }).filter((s) => !/\s/.test(s));
+const hostileGitUrl = fc.oneof(
+  // `<transport>::<address>` runs git-remote-<transport> (ext:: runs any command).
+  fc.tuple(fc.oneof(helperScheme, fc.constantFrom("ext", "fd", "ssh", "https", "git")), urlTail).map(([t, rest]) => `${t}::${rest}`),
+  // file:// in any case, with or without a host.
+  fc.tuple(fc.constantFrom("file", "FILE", "File"), fc.constantFrom("", "localhost"), fc.stringMatching(/^(\/[a-z0-9._-]{1,8}){1,4}$/)).map(([s, h, p]) => `${s}://${h}${p}`),
+);
+
+test("property: remote-helper URLs (<transport>::…) and file:// never reach git-sync", () => {
+  fc.assert(
+    fc.property(hostileGitUrl, fc.boolean(), (url, structured) => {
+      const spec = structured ? { ...go, SCMRepoURL: undefined, source: { git: { url } } } : { ...go, SCMRepoURL: url };
+      const r = sync(request({ parent: parent(JSON.parse(JSON.stringify(spec))) }), "2026-03-02T10:00:00Z");
+      assert.equal(r.status.phase, "Invalid", url);
+      const reason = (r.status.conditions as any[]).find((c) => c.type === "SpecValid").reason;
+      // A URL that also carries user:password@ is refused for its credentials first.
+      assert.ok(reason === "InvalidGitURL" || reason === "CredentialsInURL", `${url} → ${reason}`);
+      assert.equal(childOf(r, "Job"), undefined);
+    }),
+    { numRuns: 200 },
+  );
+});
+
+test("property: build.target reaches kaniko's comma-separated --target as exactly one stage (no , or quotes)", () => {
+  const target = fc.oneof(fc.string({ maxLength: 12 }), fc.stringMatching(/^[a-z][a-z0-9._-]{0,8}$/), fc.tuple(fc.string({ maxLength: 5 }), fc.constantFrom(",", '"', "'"), fc.string({ maxLength: 5 })).map((p) => p.join("")));
+  fc.assert(
+    fc.property(target, fc.constantFrom("kaniko", "buildkit"), (t, strategy) => {
+      const r = sync(request({ parent: parent({ ...go, build: { strategy, target: t } }) }), "2026-03-02T10:00:00Z");
+      const job = childOf(r, "Job") as any;
+      if (/[,"']/.test(t)) {
+        assert.equal(r.status.phase, "Invalid", t);
+        assert.equal(job, undefined);
+        return;
+      }
+      if (!job) return; // other target problems (empty, whitespace) are refused too
+      const pod = job.spec.template.spec;
+      const args: string[] = [...pod.initContainers, ...pod.containers].find((c: any) => c.name === "build").args;
+      const prefix = strategy === "kaniko" ? "--target=" : "--opt=target=";
+      assert.deepStrictEqual(args.filter((a) => a.startsWith(prefix)), [`${prefix}${t}`]);
+      assert.doesNotMatch(t, /[,"']/);
+    }),
+    { numRuns: 300 },
   );
 });

@@ -46,7 +46,10 @@ for (const [name, spec] of Object.entries(SEED_SPECS)) {
     assert.ok(gitArgs.includes(`--ref=${(spec.SCMBranch as string | undefined) ?? "HEAD"}`));
     const prepareEnv = job.spec.template.spec.initContainers[1].env;
     assert.deepStrictEqual(prepareEnv[0], { name: "CONTEXT_DIR", value: (spec.subContext as string | undefined) ?? "." });
-    const buildArgs: string[] = job.spec.template.spec.containers[0].args;
+    // kaniko runs as the last init container; the `digest` step follows it.
+    const buildArgs: string[] = job.spec.template.spec.initContainers[2].args;
+    assert.equal(job.spec.template.spec.initContainers[2].name, "build");
+    assert.deepStrictEqual(job.spec.template.spec.containers.map((c: any) => c.name), ["digest"]);
     assert.ok(buildArgs.includes(`--destination=${spec.imageDestination}`));
     assert.ok(buildArgs.includes("--insecure"), "legacy mode pushes over HTTP to kind-registry:5000 (D1)");
     assert.equal(fresh!.status.phase, "Pending");

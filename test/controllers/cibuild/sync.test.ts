@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { loadGoldenCases } from "../../helpers/golden.ts";
 import { runHook } from "../../../src/metacontroller/run-hook.ts";
 import { ciBuildController } from "../../../src/controllers/cibuild/index.ts";
-import { BUILDKIT_WRAPPER_SCRIPT, PREPARE_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
+import { BUILDKIT_WRAPPER_SCRIPT, DIGEST_REPORT_SCRIPT, PREPARE_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
 import { summarizeTerminationMessage } from "../../../src/controllers/cibuild/build-state.ts";
 import { OPTIONS, SEED_SPECS, childOf, lifecycle, parent, request, sync } from "./world.ts";
 
@@ -100,8 +100,8 @@ test("user values reach containers only as whole argv elements or env values", (
     assert.equal(r.status.phase, "Pending", JSON.stringify(r.status.conditions));
     const pod = (childOf(r, "Job") as any).spec.template.spec;
     const scripts = [...pod.initContainers, ...pod.containers].flatMap((c: any) => (c.command?.[0] === "sh" ? [c.command[2]] : []));
-    assert.deepStrictEqual(scripts.sort(), (strategy === "buildkit" ? [BUILDKIT_WRAPPER_SCRIPT, PREPARE_SCRIPT] : [PREPARE_SCRIPT]).sort());
-    const build = pod.containers[0];
+    assert.deepStrictEqual(scripts.sort(), (strategy === "buildkit" ? [BUILDKIT_WRAPPER_SCRIPT, PREPARE_SCRIPT] : [DIGEST_REPORT_SCRIPT, PREPARE_SCRIPT]).sort());
+    const build = [...pod.initContainers, ...pod.containers].find((c: any) => c.name === "build");
     const argv: string[] = build.args;
     assert.ok(argv.includes(strategy === "kaniko" ? `--build-arg=ARG=${hostile}` : `--opt=build-arg:ARG=${hostile}`));
     const prepare = pod.initContainers[1];
@@ -152,4 +152,22 @@ test("termination messages: git-sync JSON logs are reduced to msg: error and cut
   assert.equal(summarizeTerminationMessage('{"msg":"a"}\n{"msg":"too many failures","error":"exit 128"}\n'), "too many failures: exit 128");
   assert.equal(summarizeTerminationMessage("x".repeat(5000)).length, 1024);
   assert.equal(summarizeTerminationMessage("line1\nline2\u0007"), "line1 | line2");
+});
+
+test("buildkit cache on an insecure registry: registry.insecure=true on the cache refs too, not only on the push", () => {
+  const spec = (insecure: boolean, repo?: string) => ({
+    source: { git: { url: "https://git.example.com/o/r.git" } },
+    build: { strategy: "buildkit", cache: { enabled: true, ...(repo ? { repo } : {}) } },
+    output: { image: "kind-registry:5000/app:1.0", insecure },
+  });
+  const buildArgs = (s: unknown): string[] => (childOf(sync(request({ parent: parent(s) }), "2026-03-02T10:00:00Z"), "Job") as any).spec.template.spec.containers.find((c: any) => c.name === "build").args;
+  const insecure = buildArgs(spec(true));
+  assert.ok(insecure.some((a) => a.startsWith("--output=type=image,") && a.endsWith(",registry.insecure=true")), insecure.join(" "));
+  assert.ok(insecure.includes("--export-cache=type=registry,ref=kind-registry:5000/app/cache,registry.insecure=true"), insecure.join(" "));
+  assert.ok(insecure.includes("--import-cache=type=registry,ref=kind-registry:5000/app/cache,registry.insecure=true"), insecure.join(" "));
+  const ownRepo = buildArgs(spec(true, "kind-registry:5000/cache/app"));
+  assert.ok(ownRepo.includes("--export-cache=type=registry,ref=kind-registry:5000/cache/app,registry.insecure=true"), ownRepo.join(" "));
+  const secure = buildArgs(spec(false));
+  assert.ok(secure.includes("--export-cache=type=registry,ref=kind-registry:5000/app/cache"), secure.join(" "));
+  assert.ok(!secure.some((a) => a.includes("registry.insecure")), secure.join(" "));
 });

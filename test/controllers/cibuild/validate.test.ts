@@ -26,6 +26,13 @@ test("each §7.7 reason is detected", () => {
     [{ ...go, subContext: "app2", source: { contextDir: "app1" } }, "ConflictingFields"],
     [{ imageDestination: "r/a:1" }, "MissingRepoURL"],
     [{ ...go, SCMRepoURL: "file:///etc/passwd" }, "InvalidGitURL"],
+    [{ ...go, SCMRepoURL: "FILE://localhost/srv/repo.git" }, "InvalidGitURL"],
+    [{ ...go, SCMRepoURL: "ext::touch%G/pwned" }, "InvalidGitURL"],
+    [{ ...go, SCMRepoURL: "fd::17" }, "InvalidGitURL"],
+    [{ ...go, SCMRepoURL: "fd::7,8/repo" }, "InvalidGitURL"],
+    [{ ...go, SCMRepoURL: "git-remote-x::host:o/r" }, "InvalidGitURL"],
+    [{ ...go, SCMRepoURL: "persistent-https::https://h.example/o/r.git" }, "InvalidGitURL"],
+    [{ ...go, SCMRepoURL: "::relative/path" }, "InvalidGitURL"],
     [{ ...go, SCMRepoURL: "-uhttps://x" }, "InvalidGitURL"],
     [{ ...go, SCMRepoURL: "https://github.com/o/r.git?private_token=abc" }, "InvalidGitURL"],
     [{ ...go, SCMRepoURL: "https://user:pw@github.com/o/r.git" }, "CredentialsInURL"],
@@ -51,6 +58,9 @@ test("each §7.7 reason is detected", () => {
     [{ ...go, build: { retries: 9 } }, "InvalidField"],
     [{ ...go, SCMSecret: "Not_A_Name" }, "InvalidField"],
     [{ ...go, deploy: { port: 70000 } }, "InvalidField"],
+    [{ ...go, build: { target: "base,runtime" } }, "InvalidField"],
+    [{ ...go, build: { target: '"runtime"' } }, "InvalidField"],
+    [{ ...go, build: { target: "run'time" } }, "InvalidField"],
     [{ ...go, deploy: { resources: { limits: { cpu: "lots" } } } }, "InvalidField"],
   ];
   for (const [spec, reason] of table) assert.equal(reasons(spec)[0], reason, `${JSON.stringify(spec)} → ${reason}`);
@@ -97,6 +107,13 @@ test("git URL forms", () => {
   }
   assert.deepEqual(classifyGitUrl("ssh://git@my-host.example/r.git"), { transport: "ssh" });
   assert.equal((classifyGitUrl("git@github.com:o/r.git x") as { reason: string }).reason, "InvalidGitURL");
+  // git runs `git-remote-<transport>` for any `<transport>::<address>` (transport.c
+  // transport_get), ext:: runs a command; an IPv6 scp-like host is not such a prefix.
+  for (const url of ["ext::sh", "fd::0", "foo::bar", "a.b+c-d::x", "ssh::github.com/o/r.git", "::x"]) {
+    assert.match((classifyGitUrl(url) as { message: string }).message, /remote helper/, url);
+  }
+  assert.deepEqual(classifyGitUrl("git@[::1]:o/r.git"), { transport: "ssh" });
+  assert.deepEqual(classifyGitUrl("ssh://git@[::1]:2222/o/r.git"), { transport: "ssh" });
 });
 
 test("image references: the registry port is not a tag; digests are refused", () => {

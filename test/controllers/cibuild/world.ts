@@ -208,10 +208,16 @@ export function buildPod(job: KubeObject, suffix: string, createdAt: string, out
           };
     return { name, image: "img", imageID: "", ready: false, restartCount: 0, started: false, state };
   };
-  const init = ["git-sync", "prepare"].map(statusOf).filter(Boolean);
-  const main = ["build"].map(statusOf).filter(Boolean);
+  // Statuses go where the Job's Pod template puts each container (kaniko's `build` is an init
+  // container followed by `digest`; BuildKit's `build` is the main container).
+  const podSpec = (job.spec as any).template.spec;
+  const namesOf = (list: Array<{ name: string }> | undefined) => (list ?? []).map((c) => c.name);
+  const init = namesOf(podSpec.initContainers).map(statusOf).filter(Boolean);
+  const mainNames = namesOf(podSpec.containers);
+  const main = mainNames.map(statusOf).filter(Boolean);
   const failed = Object.values(outcomes).some((o) => (o.exitCode ?? 0) !== 0 && !o.waiting && !o.running);
-  const succeeded = outcomes.build && !outcomes.build.waiting && !outcomes.build.running && (outcomes.build.exitCode ?? 0) === 0;
+  const done = (o: ContainerOutcome | undefined) => o !== undefined && !o.waiting && !o.running && (o.exitCode ?? 0) === 0;
+  const succeeded = mainNames.every((n) => done(outcomes[n]));
   return {
     apiVersion: "v1",
     kind: "Pod",
@@ -230,6 +236,17 @@ export function buildPod(job: KubeObject, suffix: string, createdAt: string, out
       containerStatuses: main,
     },
   } as KubeObject;
+}
+
+/**
+ * Container outcomes of a build Pod that succeeded: the commit from `prepare`, and the digest from
+ * the container that reports it (`digest` after kaniko, or BuildKit's `build`).
+ */
+export function builtOutcomes(job: KubeObject, sha: string, digest: string): Record<string, ContainerOutcome> {
+  const hasDigestStep = ((job.spec as any).template.spec.containers as Array<{ name: string }>).some((c) => c.name === "digest");
+  return hasDigestStep
+    ? { "git-sync": {}, prepare: { message: sha }, build: {}, digest: { message: digest } }
+    : { "git-sync": {}, prepare: { message: sha }, build: { message: digest } };
 }
 
 /** A Deployment status: `available` replicas out of `replicas`, all updated, or a deadline failure. */
@@ -279,7 +296,7 @@ export function lifecycle(name: string, spec: Record<string, unknown>) {
   const running = request({ parent: parent(spec, { name, status: r1.status }), jobs: [runningJob], pods: [runningPod] });
   const r2 = sync(running, "2026-03-02T10:01:00Z");
   const doneJob = observe(job, "2026-03-02T10:00:06Z", jobStatus("complete", "2026-03-02T10:00:06Z", "2026-03-02T10:04:30Z"));
-  const donePod = buildPod(job, "x7k2p", "2026-03-02T10:00:07Z", { "git-sync": {}, prepare: { message: SHA }, build: { message: DIGEST } });
+  const donePod = buildPod(job, "x7k2p", "2026-03-02T10:00:07Z", builtOutcomes(job, SHA, DIGEST));
   const succeeded = request({ parent: parent(spec, { name, status: r2.status }), jobs: [doneJob], pods: [donePod] });
   const r3 = sync(succeeded, "2026-03-02T10:04:31Z");
   const deployment = childOf(r3, "Deployment")!;
