@@ -21,8 +21,25 @@ export interface ServiceConfig {
    * @default 9090
    */
   adminPort: number;
-  /** JSON body limit in bytes. Env `BODY_LIMIT_BYTES`. @default 8388608 (8 MiB) */
+  /**
+   * Largest request body in bytes, on the wire and after decompression (gzip, deflate, br); larger
+   * ones answer 413. Env `BODY_LIMIT_BYTES`, 1024 to 268435456. @default 8388608 (8 MiB)
+   */
   bodyLimitBytes: number;
+  /**
+   * Bytes of request bodies held at once by all listeners (hook and admission); a body that would
+   * go past it answers 429 with `Retry-After: 1`, checked against its Content-Length on arrival and
+   * chunk by chunk while it streams. At least `bodyLimitBytes`. Env `MAX_INFLIGHT_BYTES`.
+   * @default 2 × bodyLimitBytes (16 MiB): two bodies at the limit, parsed one after the other
+   *   (hooks are synchronous), keep the CPU busy without queueing calls past their time budget
+   */
+  maxInflightBytes: number;
+  /**
+   * Milliseconds a client has to send a whole request, headers and body (Node's `requestTimeout`;
+   * the headers alone get the same). A slower client gets 408 and is disconnected, so trickled
+   * uploads end. Env `REQUEST_TIMEOUT_MS`, 1000 to 600000. @default 30000
+   */
+  requestTimeoutMs: number;
   /** pino level. Env `LOG_LEVEL`. @default "info" */
   logLevel: string;
   /**
@@ -78,6 +95,22 @@ function intFrom(env: Env, key: string, fallback: number, min: number, max: numb
   return value;
 }
 
+/**
+ * `BODY_LIMIT_BYTES`, shared by every listener's configuration.
+ * @throws Error naming the variable when it is not an integer from 1024 to 268435456
+ */
+export function readBodyLimitBytes(env: Env): number {
+  return intFrom(env, "BODY_LIMIT_BYTES", 8 * 1024 * 1024, 1024, 256 * 1024 * 1024);
+}
+
+/**
+ * `REQUEST_TIMEOUT_MS`, shared by every listener's configuration.
+ * @throws Error naming the variable when it is not an integer from 1000 to 600000
+ */
+export function readRequestTimeoutMs(env: Env): number {
+  return intFrom(env, "REQUEST_TIMEOUT_MS", 30_000, 1000, 600_000);
+}
+
 const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
 /**
@@ -98,7 +131,9 @@ export function loadServiceConfig(env: Env): ServiceConfig {
     port: intFrom(env, "PORT", 8080, 0, 65535),
     ...(env.HOST ? { host: env.HOST } : {}),
     adminPort: intFrom(env, "ADMIN_PORT", 9090, 0, 65535),
-    bodyLimitBytes: intFrom(env, "BODY_LIMIT_BYTES", 8 * 1024 * 1024, 1024, 256 * 1024 * 1024),
+    bodyLimitBytes: readBodyLimitBytes(env),
+    maxInflightBytes: 0,
+    requestTimeoutMs: readRequestTimeoutMs(env),
     logLevel,
     maxConcurrentHooks: intFrom(env, "MAX_CONCURRENT_HOOKS", 32, 1, 10_000),
     hookTimeBudgetMs: intFrom(env, "HOOK_TIME_BUDGET_MS", 5000, 10, 60_000),
@@ -106,6 +141,10 @@ export function loadServiceConfig(env: Env): ServiceConfig {
     shutdownDelaySeconds: intFrom(env, "SHUTDOWN_DELAY_SECONDS", 0, 0, 3600),
     fileWatchIntervalMs: 2000,
   };
+  config.maxInflightBytes = intFrom(env, "MAX_INFLIGHT_BYTES", 2 * config.bodyLimitBytes, 1024, 16 * 1024 * 1024 * 1024);
+  if (config.maxInflightBytes < config.bodyLimitBytes) {
+    throw new Error(`MAX_INFLIGHT_BYTES (${config.maxInflightBytes}) must be at least BODY_LIMIT_BYTES (${config.bodyLimitBytes}): a body at the limit could never be read`);
+  }
   if (config.port !== 0 && config.port === config.adminPort) {
     throw new Error(`PORT and ADMIN_PORT must differ, both are ${config.port}`);
   }

@@ -4,10 +4,9 @@
  * @packageDocumentation
  */
 import { parseArgs } from "node:util";
-import { readFileSync } from "node:fs";
-import { runHookCommand, parseNow } from "./cli/hook-command.ts";
+import { runHookCommand, parseNow, readBounded } from "./cli/hook-command.ts";
+import { readBodyLimitBytes } from "./config.ts";
 import { serve } from "./server.ts";
-import { startAdmissionFromEnv } from "./admission/server.ts";
 import { controllers } from "./controllers/registry.ts";
 import { CIBUILD_IMAGE_ENV, DEFAULT_CIBUILD_OPTIONS } from "./controllers/cibuild/options.ts";
 
@@ -37,12 +36,18 @@ Environment (serve):
   ADMIN_PORT (9090)             plain-HTTP admin port: /metrics (Prometheus), /healthz, /readyz
   HOST (all, IPv6 and IPv4)     address the ports listen on
   LOG_LEVEL (info)              fatal, error, warn, info, debug, trace or silent (JSON lines on stdout)
-  BODY_LIMIT_BYTES (8388608)    larger hook requests answer 413
+  BODY_LIMIT_BYTES (8388608)    larger requests answer 413 (also after gzip/deflate/br decoding;
+                                the hook commands read stdin no further than this)
+  MAX_INFLIGHT_BYTES (2 x BODY_LIMIT_BYTES)
+                                request-body bytes held at once by the hook and admission
+                                listeners; beyond it 429 with Retry-After: 1
+  REQUEST_TIMEOUT_MS (30000)    a whole request (headers and body) must arrive within this (408)
   AUTH_TOKEN_FILE (unset)       file with bearer tokens, one per line; every hook route then requires
                                 "Authorization: Bearer <one of them>" (401 otherwise); re-read on change
   TLS_CERT_FILE, TLS_KEY_FILE   PEM certificate chain and key: the hook port serves HTTPS and
                                 reloads them when they change (set both or neither)
-  MAX_CONCURRENT_HOOKS (32)     hook calls served at once; beyond it 429 with Retry-After: 1
+  MAX_CONCURRENT_HOOKS (32)     hook calls served at once, counted once their body has arrived;
+                                beyond it 429 with Retry-After: 1
   HOOK_TIME_BUDGET_MS (5000)    per-call budget from arrival to answer; past it 503, never a late 200
   SHUTDOWN_GRACE_SECONDS (20)   on SIGTERM/SIGINT: readiness turns false, in-flight calls finish,
                                 keep-alive sockets close; exit after this many seconds at the latest
@@ -75,19 +80,22 @@ async function main(argv: string[]): Promise<number> {
       port: { type: "string" },
     },
   });
-  const [command, kind] = positionals;
+  const [command, kind, ...extra] = positionals;
   if (values.help || command === undefined || command === "help") {
     process.stdout.write(HELP);
     return values.help || command === "help" ? 0 : 1;
   }
+  if (extra.length > 0 || (command === "serve" && kind !== undefined)) {
+    const unexpected = command === "serve" ? [kind, ...extra] : extra;
+    process.stderr.write(`metahooks ${command}: unexpected argument ${JSON.stringify(unexpected[0])}\n\n${HELP}`);
+    return 1;
+  }
   if (command === "serve") {
     const env = { ...process.env };
     if (values.port !== undefined) env.PORT = values.port;
-    // The HTTPS admission webhooks (when ADMISSION_TLS_CERT_FILE/ADMISSION_TLS_KEY_FILE are set)
-    // start first: if they cannot (port taken, key not matching the certificate) the process
-    // exits before anything reports Ready. A pod that is Ready without its admission listener
-    // would make a failurePolicy=Fail webhook reject every CronJob and CIBuild write.
-    await startAdmissionFromEnv(env);
+    // serve also starts the HTTPS admission webhooks when ADMISSION_TLS_CERT_FILE and
+    // ADMISSION_TLS_KEY_FILE are set (first, so a failure exits before anything is Ready) and
+    // drains them with the hook listener on SIGTERM.
     await serve(env);
     return 0;
   }
@@ -97,8 +105,9 @@ async function main(argv: string[]): Promise<number> {
       return 1;
     }
     const now = parseNow(values.now, () => new Date());
-    const input = readFileSync(0, "utf8");
-    const outcome = runHookCommand(command, kind, input, now, process.env);
+    // The same limit as the HTTP route (BODY_LIMIT_BYTES); stdin is read no further than that.
+    const limitBytes = readBodyLimitBytes(process.env);
+    const outcome = runHookCommand(command, kind, readBounded(0, limitBytes), now, process.env, limitBytes);
     process.stdout.write(outcome.stdout);
     process.stderr.write(outcome.stderr);
     return outcome.exitCode;

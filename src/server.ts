@@ -11,6 +11,9 @@ import { readFileSync, unwatchFile, watchFile, type Stats } from "node:fs";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "pino";
 import { createApp } from "./http/app.ts";
+import { ByteBudget } from "./http/body.ts";
+import { closeListener, createListenerServer } from "./http/listener.ts";
+import { loadAdmissionConfig, startAdmissionServer, type AdmissionServer } from "./admission/server.ts";
 import { createAdminApp } from "./http/admin.ts";
 import { createLogger } from "./http/logger.ts";
 import { createMetrics, type HookMetrics } from "./http/metrics.ts";
@@ -27,6 +30,10 @@ export interface Service {
   readonly hookUrl: string;
   readonly adminUrl: string;
   readonly metrics: HookMetrics;
+  /** The HTTPS admission listener, when `ADMISSION_TLS_*` are configured. */
+  readonly admission: AdmissionServer | undefined;
+  /** The budget of request-body bytes in flight, shared by the hook and admission listeners. */
+  readonly bodyBudget: ByteBudget;
   /** True once {@link Service.close} started. */
   readonly draining: boolean;
   /**
@@ -44,6 +51,8 @@ export interface ServiceDeps {
   logger?: Logger;
   controllers?: ConfiguredController[];
   clock?: () => Date;
+  /** The admission listener's settings (from {@link loadAdmissionConfig}). @default none */
+  admission?: ReturnType<typeof loadAdmissionConfig>;
 }
 
 /**
@@ -62,6 +71,10 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     watchFile(path, { interval: config.fileWatchIntervalMs, persistent: false }, (curr: Stats, prev: Stats) => {
       if (curr.mtimeMs !== prev.mtimeMs || curr.ino !== prev.ino || curr.size !== prev.size) onChange();
     });
+  };
+
+  const unwatchAll = () => {
+    for (const path of watched) unwatchFile(path);
   };
 
   let authenticate: ((header: string | undefined) => boolean) | undefined;
@@ -83,10 +96,25 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
   }
 
   let draining = false;
+  const controllers = deps.controllers ?? configureControllers(process.env);
+  const bodyBudget = new ByteBudget(config.maxInflightBytes);
+  // The admission listener starts first: if it cannot (port taken, key not matching the
+  // certificate), nothing else listens and the process exits before it reports Ready. A pod that
+  // is Ready without it would make a failurePolicy=Fail webhook reject every write of the kinds.
+  let admission: AdmissionServer | undefined;
+  if (deps.admission) {
+    try {
+      admission = await startAdmissionServer(deps.admission, { controllers, logger, bodyBudget, isDraining: () => draining });
+    } catch (err) {
+      unwatchAll();
+      throw err;
+    }
+  }
   const app = createApp({
-    controllers: deps.controllers ?? configureControllers(process.env),
+    controllers,
     logger,
     bodyLimitBytes: config.bodyLimitBytes,
+    bodyBudget,
     ...(deps.clock ? { clock: deps.clock } : {}),
     isReady: () => !draining,
     isDraining: () => draining,
@@ -96,10 +124,11 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     hookTimeBudgetMs: config.hookTimeBudgetMs,
   });
 
+  const timeouts = { requestTimeoutMs: config.requestTimeoutMs, headersTimeoutMs: config.requestTimeoutMs };
   let hookServer: http.Server;
   if (config.tls) {
     const { certFile, keyFile } = config.tls;
-    hookServer = https.createServer({ cert: readFileSync(certFile), key: readFileSync(keyFile) }, app);
+    hookServer = createListenerServer(app, timeouts, { cert: readFileSync(certFile), key: readFileSync(keyFile) });
     const server = hookServer as https.Server;
     const reload = () => {
       try {
@@ -117,18 +146,11 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     watch(certFile, reload);
     watch(keyFile, reload);
   } else {
-    hookServer = http.createServer(app);
+    hookServer = createListenerServer(app, timeouts);
   }
-  // Metacontroller's Go client keeps idle connections for 90 s; closing ours earlier races its
-  // reuse and shows up as sporadic EOF hook errors.
-  hookServer.keepAliveTimeout = 95_000;
-  hookServer.headersTimeout = 96_000;
 
   const adminServer = http.createServer(createAdminApp({ metrics, isReady: () => !draining }));
 
-  const unwatchAll = () => {
-    for (const path of watched) unwatchFile(path);
-  };
   try {
     await listen(hookServer, config.port, config.host);
     await listen(adminServer, config.adminPort, config.host);
@@ -136,6 +158,7 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     unwatchAll();
     hookServer.close();
     adminServer.close();
+    await admission?.close(Date.now());
     throw err;
   }
 
@@ -151,6 +174,8 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     hookUrl,
     adminUrl,
     metrics,
+    admission,
+    bodyBudget,
     get draining() {
       return draining;
     },
@@ -168,25 +193,10 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     unwatchAll();
     if (config.shutdownDelaySeconds > 0) await sleep(config.shutdownDelaySeconds * 1000);
 
-    const hookClosed = new Promise<void>((resolve) => hookServer.close(() => resolve()));
-    // close() stops accepting and drops the sockets idle right now, but on Node 20 a keep-alive
-    // socket busy at this moment stays open after its answer (until keepAliveTimeout, 95 s here)
-    // and may even be served another call. Our answers carry `Connection: close` while draining,
-    // so such sockets close after their answer; closeIdleConnections() is explicit about the rest.
-    hookServer.closeIdleConnections();
-    let timer: NodeJS.Timeout | undefined;
-    const cut = await Promise.race([
-      hookClosed.then(() => false),
-      new Promise<boolean>((resolve) => {
-        timer = setTimeout(() => resolve(true), Math.max(0, deadline - Date.now()));
-      }),
-    ]);
-    clearTimeout(timer);
-    if (cut) {
-      logger.warn("grace period over: closing the remaining connections");
-      hookServer.closeAllConnections();
-      await hookClosed;
-    }
+    // Both body-reading listeners drain the same way (see closeListener); answers carry
+    // `Connection: close` while draining.
+    const cut = await Promise.all([closeListener(hookServer, deadline), admission ? admission.close(deadline).then(() => false) : false]);
+    if (cut.some(Boolean)) logger.warn("grace period over: closed the remaining connections");
     await new Promise<void>((resolve) => {
       adminServer.close(() => resolve());
       adminServer.closeAllConnections();
@@ -205,7 +215,7 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
 export async function serve(env: Env): Promise<Service> {
   const config = loadServiceConfig(env);
   const logger = createLogger(config.logLevel);
-  const service = await startService(config, { logger, controllers: configureControllers(env) });
+  const service = await startService(config, { logger, controllers: configureControllers(env), admission: loadAdmissionConfig(env) });
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {

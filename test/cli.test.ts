@@ -43,3 +43,44 @@ test("--help documents the commands", () => {
   assert.equal(out.status, 0);
   for (const word of ["serve", "sync", "finalize", "--now", "cronjob"]) assert.ok(out.stdout.includes(word), word);
 });
+
+test("the CLI has the HTTP route's body limit and errors", async () => {
+  const limit = 4096;
+  const big = JSON.stringify({ ...body, pad: "x".repeat(limit) });
+  const out = spawnSync(process.execPath, ["bin/metahooks.js", "sync", "cronjob", "--now", NOW], { input: big, encoding: "utf8", env: { ...process.env, BODY_LIMIT_BYTES: String(limit) } });
+  assert.equal(out.status, 1);
+  const cliError = JSON.parse(out.stderr);
+  const app = createApp({ controllers: configureControllers({}), logger: silentLogger, clock: () => new Date(NOW), bodyLimitBytes: limit });
+  const res = await request(app).post("/sync/cronjob").set("Content-Type", "application/json").send(big).expect(413);
+  assert.equal(cliError.error, res.body.error);
+  assert.match(cliError.message, /exceeds the limit of 4096 bytes \(BODY_LIMIT_BYTES\)/);
+  // Malformed JSON: the same code and the same excerpt-free message as the route.
+  const secret = "Bearer hunter2-token";
+  const bad = cli(["sync", "cronjob", "--now", NOW], secret);
+  const httpBad = await request(app).post("/sync/cronjob").set("Content-Type", "application/json").send(secret).expect(400);
+  assert.equal(JSON.parse(bad.stderr).message, httpBad.body.message);
+  assert.ok(!bad.stderr.includes("hunter2"), bad.stderr);
+  // A bad BODY_LIMIT_BYTES is refused, as serve refuses it.
+  const badLimit = spawnSync(process.execPath, ["bin/metahooks.js", "sync", "cronjob"], { input: JSON.stringify(body), encoding: "utf8", env: { ...process.env, BODY_LIMIT_BYTES: "lots" } });
+  assert.equal(badLimit.status, 1);
+  assert.match(badLimit.stderr, /BODY_LIMIT_BYTES/);
+});
+
+test("--now refuses dates that do not exist instead of shifting them", () => {
+  for (const impossible of ["2026-02-30T00:00:00Z", "2026-02-29T00:00:00Z", "2026-01-05T24:00:00Z", "2026-13-01T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-05T12:60:00Z", "2026-01-05T12:00:60Z", "2026-01-05T12:00:00+24:00"]) {
+    const out = cli(["sync", "cronjob", "--now", impossible], JSON.stringify(body));
+    assert.equal(out.status, 1, impossible);
+    assert.match(out.stderr, /RFC 3339/, impossible);
+  }
+  const leap = cli(["sync", "cronjob", "--now", "2028-02-29T12:00:30+01:00"], JSON.stringify(body));
+  assert.equal(leap.status, 0, leap.stderr);
+});
+
+test("extra arguments are a usage error", () => {
+  for (const args of [["sync", "cronjob", "extra"], ["finalize", "cronjob", "a", "b"], ["customize", "cibuild", "x"], ["serve", "now"]]) {
+    const out = cli(args, JSON.stringify(body));
+    assert.equal(out.status, 1, args.join(" "));
+    assert.equal(out.stdout, "");
+    assert.match(out.stderr, /unexpected argument/, args.join(" "));
+  }
+});

@@ -31,10 +31,11 @@ test("SIGTERM to `metahooks serve`: the in-flight call is answered, then the pro
 
     const inflight = slowPost(`${hookUrl}/sync/cronjob`, JSON.stringify({ parent, children: { "Job.batch/v1": {} } }));
     await inflight.sent;
-    // Wait until the server has admitted the call (its headers are parsed) before signalling.
+    // Wait until the server has the call's headers (its size is measured then) before signalling;
+    // it takes a slot only once the body is complete.
     assert.ok(
-      await eventually(async () => /^metahooks_hook_in_flight_requests 1$/m.test((await send(`${adminUrl}/metrics`)).body), 10_000),
-      "the call never became in flight",
+      await eventually(async () => /^metahooks_hook_request_size_bytes_count\{controller="cronjob",hook="sync"\} 1$/m.test((await send(`${adminUrl}/metrics`)).body), 10_000),
+      "the call never arrived",
     );
     child.kill("SIGTERM");
     // The process must not exit while the call is in flight.

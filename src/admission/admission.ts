@@ -17,6 +17,7 @@ import {
   type AdmissionReviewResponse,
 } from "./review.ts";
 import { missingDefaultsPatch, type AddOperation } from "./json-patch.ts";
+import { findTooDeep } from "../kube/nesting.ts";
 
 /** `status.reason` of a denial: the object is invalid (metav1.StatusReasonInvalid). */
 export const REASON_INVALID = "Invalid";
@@ -210,6 +211,9 @@ function pointerExists(doc: unknown, pointer: string): boolean {
 export function defaultsPatch(def: ControllerDefinition<any>, object: KubeObject, oldObject?: KubeObject): AddOperation[] {
   const spec = (object as { spec?: unknown }).spec;
   if (spec === undefined || spec === null) return [];
+  // Cloning and diffing recurse once per level: an object past the nesting bound gets no patch
+  // (the validating webhook denies it with NestingTooDeep).
+  if (findTooDeep(object) || (oldObject && findTooDeep(oldObject))) return [];
   let defaulted: unknown;
   try {
     defaulted = def.admission!.defaultSpec(structuredClone(spec));

@@ -10,16 +10,16 @@
  *
  * @packageDocumentation
  */
-import https from "node:https";
+import type https from "node:https";
 import { createSecureContext } from "node:tls";
 import { readFileSync, unwatchFile, watchFile, type Stats } from "node:fs";
 import type { AddressInfo } from "node:net";
-import express, { type NextFunction, type Request, type Response } from "express";
-import { createRequestLogger } from "../http/logger.ts";
+import type express from "express";
 import type { Logger } from "pino";
-import { HookError, malformedJson, toErrorBody } from "../errors.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
-import type { Env } from "../config.ts";
+import { readBodyLimitBytes, readRequestTimeoutMs, type Env } from "../config.ts";
+import { ByteBudget } from "../http/body.ts";
+import { closeListener, createListenerApp, createListenerServer } from "../http/listener.ts";
 import { createAdmissionRouter } from "./routes.ts";
 
 /** Admission listener settings. */
@@ -32,8 +32,10 @@ export interface AdmissionServerConfig {
   certFile: string;
   /** PEM private key (`tls.key`). Env `ADMISSION_TLS_KEY_FILE`. */
   keyFile: string;
-  /** JSON body limit in bytes. Env `BODY_LIMIT_BYTES`. @default 8388608 */
+  /** JSON body limit in bytes. Env `BODY_LIMIT_BYTES` (the hook port's limit). @default 8388608 */
   bodyLimitBytes: number;
+  /** Node's request timeout of the listener, ms. Env `REQUEST_TIMEOUT_MS`. @default 30000 */
+  requestTimeoutMs?: number;
   /** How often the certificate files are checked for changes, in ms. @default 2000 */
   fileWatchIntervalMs: number;
 }
@@ -54,46 +56,44 @@ export function loadAdmissionConfig(env: Env): AdmissionServerConfig | undefined
   if (!Number.isInteger(port) || port < 0 || port > 65535) {
     throw new Error(`ADMISSION_PORT must be an integer from 0 to 65535, got ${JSON.stringify(env.ADMISSION_PORT)}`);
   }
-  const limit = env.BODY_LIMIT_BYTES ? Number(env.BODY_LIMIT_BYTES) : 8 * 1024 * 1024;
   return {
     port,
     ...(env.HOST ? { host: env.HOST } : {}),
     certFile,
     keyFile,
-    bodyLimitBytes: Number.isInteger(limit) && limit > 0 ? limit : 8 * 1024 * 1024,
+    // The same reader as the hook port's: a bad value stops the process instead of being ignored.
+    bodyLimitBytes: readBodyLimitBytes(env),
+    requestTimeoutMs: readRequestTimeoutMs(env),
     fileWatchIntervalMs: 2000,
   };
 }
 
 /**
- * The express app of the admission listener: the admission routes, `/healthz`, and the same
- * JSON error envelope as the hook app (400 malformed JSON, 413 too large, 422 not a review).
+ * The express app of the admission listener, from the same listener factory as the hook app: the
+ * admission routes, `/healthz`, and the same body reading and JSON error envelope (400 malformed
+ * JSON, 413 too large, 422 not a review, 429 over the in-flight budget).
  */
-export function createAdmissionApp(options: { controllers: ConfiguredController[]; logger: Logger; bodyLimitBytes?: number }): express.Express {
-  const app = express();
-  app.disable("x-powered-by");
-  app.set("etag", false);
-  app.use(createRequestLogger(options.logger, ["/healthz"]));
-  app.get("/healthz", (_req, res) => {
-    res.json({ status: "ok" });
+export function createAdmissionApp(options: {
+  controllers: ConfiguredController[];
+  logger: Logger;
+  bodyLimitBytes?: number;
+  /** Shared with the hook app in `serve`. @default 2 × the body limit for this app alone (as MAX_INFLIGHT_BYTES) */
+  bodyBudget?: ByteBudget;
+  isDraining?: () => boolean;
+}): express.Express {
+  const limitBytes = options.bodyLimitBytes ?? 8 * 1024 * 1024;
+  return createListenerApp({
+    logger: options.logger,
+    quietPaths: ["/healthz"],
+    ...(options.isDraining ? { isDraining: options.isDraining } : {}),
+    body: { limitBytes, budget: options.bodyBudget ?? new ByteBudget(2 * limitBytes) },
+    mount(app, readJson) {
+      app.get("/healthz", (_req, res) => {
+        res.json({ status: "ok" });
+      });
+      app.use(createAdmissionRouter(options.controllers, readJson));
+    },
   });
-  const json = express.json({ limit: options.bodyLimitBytes ?? 8 * 1024 * 1024, type: () => true, strict: true });
-  app.use(createAdmissionRouter(options.controllers, json));
-  app.use((req: Request, _res: Response, next: NextFunction) => {
-    next(new HookError(404, "not_found", `no route for ${req.method} ${req.path}`));
-  });
-  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
-    if (res.headersSent) return;
-    const e = err as { type?: string; message?: string; limit?: number; length?: number };
-    let mapped: unknown = err;
-    if (e?.type === "entity.parse.failed") mapped = malformedJson(e.message ?? "parse error");
-    else if (e?.type === "entity.too.large") mapped = new HookError(413, "too_large", `request body of ${e.length} bytes exceeds the limit of ${e.limit} bytes`);
-    else if (e?.type === "encoding.unsupported" || e?.type === "charset.unsupported") mapped = new HookError(415, "unsupported_media_type", e.message ?? "unsupported encoding");
-    const { status, body } = toErrorBody(mapped, String(req.id ?? ""));
-    if (status >= 500) res.err = err instanceof Error ? err : new Error(String(err));
-    res.status(status).json(body);
-  });
-  return app;
 }
 
 /** A running admission listener. */
@@ -101,8 +101,11 @@ export interface AdmissionServer {
   server: https.Server;
   /** e.g. `https://127.0.0.1:9443`. */
   url: string;
-  /** Stops watching the certificate and closes the listener (idle sockets at once). */
-  close(): Promise<void>;
+  /**
+   * Stops watching the certificate and closes the listener gracefully: idle sockets at once,
+   * in-flight reviews answered, whatever is open at `deadline` (epoch ms; default now + 20 s) cut.
+   */
+  close(deadline?: number): Promise<void>;
 }
 
 /**
@@ -113,13 +116,18 @@ export interface AdmissionServer {
  */
 export async function startAdmissionServer(
   config: AdmissionServerConfig,
-  deps: { controllers: ConfiguredController[]; logger: Logger },
+  deps: { controllers: ConfiguredController[]; logger: Logger; bodyBudget?: ByteBudget; isDraining?: () => boolean },
 ): Promise<AdmissionServer> {
-  const app = createAdmissionApp({ controllers: deps.controllers, logger: deps.logger, bodyLimitBytes: config.bodyLimitBytes });
+  const app = createAdmissionApp({
+    controllers: deps.controllers,
+    logger: deps.logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    ...(deps.bodyBudget ? { bodyBudget: deps.bodyBudget } : {}),
+    ...(deps.isDraining ? { isDraining: deps.isDraining } : {}),
+  });
   const read = () => ({ cert: readFileSync(config.certFile), key: readFileSync(config.keyFile) });
-  const server = https.createServer(read(), app);
-  server.keepAliveTimeout = 95_000;
-  server.headersTimeout = 96_000;
+  const requestTimeoutMs = config.requestTimeoutMs ?? 30_000;
+  const server = createListenerServer(app, { requestTimeoutMs, headersTimeoutMs: requestTimeoutMs }, read()) as https.Server;
   const reload = () => {
     try {
       const pair = read();
@@ -158,27 +166,9 @@ export async function startAdmissionServer(
   return {
     server,
     url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        unwatch();
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      }),
+    close: async (deadline = Date.now() + 20_000) => {
+      unwatch();
+      await closeListener(server, deadline);
+    },
   };
-}
-
-/**
- * `metahooks serve`'s admission part: starts the HTTPS admission listener when
- * `ADMISSION_TLS_CERT_FILE` and `ADMISSION_TLS_KEY_FILE` are set (the chart sets them when
- * `admissionWebhooks.enabled`), else does nothing. The process's signal handling ends it with the
- * hook server.
- * @returns the listener, or `undefined` when admission is not configured
- * @throws Error when the settings are invalid, the files cannot be read or the port is taken
- */
-export async function startAdmissionFromEnv(env: Env): Promise<AdmissionServer | undefined> {
-  const config = loadAdmissionConfig(env);
-  if (!config) return undefined;
-  const { createLogger } = await import("../http/logger.ts");
-  const { configureControllers } = await import("../controllers/registry.ts");
-  return startAdmissionServer(config, { controllers: configureControllers(env), logger: createLogger(env.LOG_LEVEL || "info") });
 }

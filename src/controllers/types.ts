@@ -27,6 +27,13 @@ export interface Decision {
 export interface HookResult {
   response: SyncResponse;
   decisions: Decision[];
+  /**
+   * The reason of the parent's own problem when the answer reports one with a `False` condition
+   * (an invalid spec, a name no child can carry, nesting too deep), e.g. `InvalidSchedule`; unset
+   * when the parent is valid, also when it merely waits (suspended, Forbid, deleting). The HTTP
+   * layer only counts it (`metahooks_parents_invalid_total`); it never re-validates.
+   */
+  invalidReason?: string;
 }
 
 /**

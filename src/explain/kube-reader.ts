@@ -11,6 +11,9 @@
  */
 import http from "node:http";
 import https from "node:https";
+import { existsSync } from "node:fs";
+import { homedir } from "node:os";
+import { delimiter, join } from "node:path";
 
 /** What explain needs from the API: GET a path, get JSON back (or `undefined` on 404). */
 export interface KubeReader {
@@ -51,6 +54,10 @@ export function resourcePath(apiVersion: string, resource: string, namespace: st
  * @throws Error when no kubeconfig can be loaded or it has no cluster
  */
 export async function loadKubeReader(options: KubeconfigOptions = {}): Promise<KubeReader> {
+  // client-node falls back to http://localhost:8080 when it finds no configuration at all, which
+  // surfaces as a baffling "connection refused"; say what is missing instead.
+  const missing = missingKubeconfig(process.env, options, existsSync);
+  if (missing) throw new Error(missing);
   const { KubeConfig } = await import("@kubernetes/client-node");
   const kc = new KubeConfig();
   if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
@@ -72,6 +79,27 @@ export async function loadKubeReader(options: KubeconfigOptions = {}): Promise<K
       return getJson(url, opts);
     },
   };
+}
+
+/** Where a pod's service account token is mounted (in-cluster configuration). */
+const IN_CLUSTER_TOKEN = "/var/run/secrets/kubernetes.io/serviceaccount/token";
+
+/**
+ * Why no kubeconfig can be loaded, or `undefined` when one of the usual sources exists: the
+ * `--kubeconfig` file, a `KUBECONFIG` file, `~/.kube/config`, or in-cluster configuration
+ * (`KUBERNETES_SERVICE_HOST` and a service account token).
+ * @param exists - the file test (tests replace it)
+ */
+export function missingKubeconfig(env: Record<string, string | undefined>, options: KubeconfigOptions, exists: (path: string) => boolean): string | undefined {
+  if (options.kubeconfig) return exists(options.kubeconfig) ? undefined : `the kubeconfig file ${JSON.stringify(options.kubeconfig)} does not exist`;
+  if (env.KUBECONFIG) {
+    const files = env.KUBECONFIG.split(delimiter).filter(Boolean);
+    return files.some(exists) ? undefined : `no file named in KUBECONFIG exists (${files.join(delimiter)})`;
+  }
+  const home = env.HOME || env.USERPROFILE || homedir();
+  if (exists(join(home, ".kube", "config"))) return undefined;
+  if (env.KUBERNETES_SERVICE_HOST && exists(IN_CLUSTER_TOKEN)) return undefined;
+  return `no kubeconfig found: pass --kubeconfig <file>, set KUBECONFIG, or create ${join(home, ".kube", "config")} (or run inside a cluster)`;
 }
 
 function getJson(url: URL, opts: https.RequestOptions): Promise<unknown> {

@@ -35,11 +35,38 @@ export const KubeObjectSchema = z.looseObject({
 export type KubeObject = z.infer<typeof KubeObjectSchema>;
 
 /**
+ * A JSON object read into a map without a prototype, each value checked by `value`.
+ *
+ * Why not `z.record`: zod writes records into plain objects and therefore skips a `__proto__` key
+ * (assigning it would replace the prototype). A child under that key would silently vanish from
+ * the request, and Metacontroller deletes every child the answer leaves out. A map without a
+ * prototype holds any key as data, and looking up `constructor` in it finds nothing. Issues and
+ * their messages are the ones `z.record` reports.
+ */
+function nullPrototypeRecord<T extends z.ZodType>(value: T) {
+  return z.unknown().transform((input, ctx): Record<string, z.output<T>> => {
+    if (input === null || typeof input !== "object" || Array.isArray(input)) {
+      const received = input === null ? "null" : Array.isArray(input) ? "array" : typeof input;
+      ctx.issues.push({ code: "invalid_type", expected: "record", input, message: `Invalid input: expected record, received ${received}` });
+      return z.NEVER;
+    }
+    const out = Object.create(null) as Record<string, z.output<T>>;
+    for (const key of Object.keys(input)) {
+      const parsed = value.safeParse((input as Record<string, unknown>)[key]);
+      if (parsed.success) out[key] = parsed.data;
+      else for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, input: undefined, path: [key, ...issue.path] } as never);
+    }
+    return out;
+  });
+}
+
+/**
  * Observed objects grouped by `<Kind>.<apiVersion>` (e.g. `Job.batch/v1`), then by a key that is
  * `name` (hook version v1) or `namespace/name` (v2). Never rely on the inner key: use
- * `metadata.name` (see {@link listChildren}).
+ * `metadata.name` (see {@link listChildren}). Both levels are maps without a prototype, so no
+ * key (`__proto__`, `constructor`) is lost or found by accident.
  */
-export const ObjectMapSchema = z.record(z.string(), z.record(z.string(), KubeObjectSchema).nullable());
+export const ObjectMapSchema = nullPrototypeRecord(nullPrototypeRecord(KubeObjectSchema).nullable());
 
 /** The `children` / `related` map of a hook request. */
 export type ObjectMap = z.infer<typeof ObjectMapSchema>;

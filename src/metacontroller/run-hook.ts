@@ -13,8 +13,10 @@ import {
   CustomizeResponseSchema,
   parseSyncRequest,
   type CustomizeResponse,
+  type ObjectMap,
   type SyncRequest,
 } from "./contract.ts";
+import { MAX_NESTING_DEPTH, findTooDeep, formatPath } from "../kube/nesting.ts";
 
 /** Which hook of a controller is called. */
 export type HookName = "sync" | "finalize" | "customize";
@@ -35,6 +37,8 @@ export interface RunResult<R = HookResult["response"] | CustomizeResponse> {
   response: R;
   decisions: HookResult["decisions"];
   summary: RequestSummary;
+  /** The hook's own report of an invalid parent (see {@link HookResult.invalidReason}). */
+  invalidReason?: string;
 }
 
 function formatIssues(error: z.ZodError): string {
@@ -102,6 +106,8 @@ export function runHook<O>(
   if (!parsed.success) throw invalidRequest(`not a Metacontroller ${hook} request: ${formatIssues(parsed.error)}`);
   const request = parsed.data;
   checkParentType(def, request.parent);
+  checkObservedNesting(request.children, "children");
+  checkObservedNesting(request.related, "related");
   // A finalize route always finalizes; a sync route honours the flag (Metacontroller may point
   // both hooks at one URL). Answering `finalized` from a plain sync would make Metacontroller
   // remove and re-add its finalizer on every call.
@@ -120,7 +126,28 @@ export function runHook<O>(
   if (!finalizing && checked.data.finalized !== undefined) {
     throw internalError(`${hook} hook set "finalized" outside finalization`);
   }
-  return { response: checked.data, decisions: result.decisions, summary };
+  const run: RunResult = { response: checked.data, decisions: result.decisions, summary };
+  if (result.invalidReason !== undefined && !finalizing) run.invalidReason = result.invalidReason;
+  return run;
+}
+
+/**
+ * Observed objects come from the API server, whose built-in kinds nest about 20 levels; one nested
+ * past {@link MAX_NESTING_DEPTH} cannot be a real child, and re-emitting it (every observed child is
+ * kept unless decided otherwise) would overflow the stack when the answer is serialized. The
+ * parent is not checked here: a parent nested too deep is the kind's to report, with a `False`
+ * condition and every child kept.
+ * @throws HookError 422 naming the object
+ */
+function checkObservedNesting(map: ObjectMap, field: string): void {
+  for (const [group, objects] of Object.entries(map)) {
+    for (const [key, object] of Object.entries(objects ?? {})) {
+      const path = findTooDeep(object);
+      if (path) {
+        throw invalidRequest(`${field}.${group}.${key}: nested deeper than ${MAX_NESTING_DEPTH} levels of objects and arrays (at ${formatPath(path)}); no API object nests this deep`);
+      }
+    }
+  }
 }
 
 function summarize(parent: SyncRequest["parent"]): RequestSummary {

@@ -118,3 +118,47 @@ test("metahooks serve starts the admission listener when the TLS files are set",
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+test("the admission listener shares the service's body budget and is drained with the hook listener on shutdown", async () => {
+  const { startService } = await import("../../src/server.ts");
+  const { loadServiceConfig } = await import("../../src/config.ts");
+  const { configureControllers } = await import("../../src/controllers/registry.ts");
+  const { slowPost } = await import("../helpers/slow-request.ts");
+  const dir = mkdtempSync(join(tmpdir(), "metahooks-drain-"));
+  const pair = selfSigned(dir, "drain");
+  const service = await startService(loadServiceConfig({ PORT: "0", ADMIN_PORT: "0", HOST: "127.0.0.1", SHUTDOWN_GRACE_SECONDS: "10" }), {
+    logger: silentLogger,
+    controllers: configureControllers({}),
+    admission: { port: 0, host: "127.0.0.1", certFile: pair.cert, keyFile: pair.key, bodyLimitBytes: 1 << 20, fileWatchIntervalMs: 50 },
+  });
+  try {
+    assert.ok(service.admission, "serve started the admission listener");
+    const review = {
+      apiVersion: "admission.k8s.io/v1",
+      kind: "AdmissionReview",
+      request: {
+        uid: "u-drain",
+        kind: { group: "batch.tutorial.kubebuilder.io", version: "v1", kind: "CronJob" },
+        resource: { group: "batch.tutorial.kubebuilder.io", version: "v1", resource: "cronjobs" },
+        operation: "CREATE",
+        object: { apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "hello" }, spec: { schedule: "* * * * *" } },
+      },
+    };
+    const inflight = slowPost(`${service.admission.url}/validate/cronjob`, JSON.stringify(review), { rejectUnauthorized: false });
+    await inflight.sent;
+    for (let i = 0; i < 200 && service.bodyBudget.inUse === 0; i++) await new Promise((r) => setTimeout(r, 10));
+    assert.ok(service.bodyBudget.inUse > 0, "the admission body is counted in the shared budget");
+    const closing = service.close();
+    const early = await Promise.race([closing.then(() => "closed"), new Promise((r) => setTimeout(() => r("draining"), 300))]);
+    assert.equal(early, "draining", "shutdown did not wait for the in-flight admission call");
+    inflight.finish();
+    const answer = await inflight.answer;
+    assert.equal(answer.status, 200);
+    assert.equal(answer.headers.connection, "close");
+    await closing;
+    assert.equal(service.admission.server.listening, false);
+  } finally {
+    await service.close();
+    rmSync(dir, { recursive: true, force: true });
+  }
+});

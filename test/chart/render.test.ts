@@ -408,6 +408,19 @@ describe("helm template with toggles", { skip }, () => {
     }
   });
 
+  test("the Node heap is half the container's memory limit; an unreadable limit fails the render; NODE_OPTIONS in env wins", () => {
+    const heap = (set: Record<string, string>, values: unknown[] = []) => envOf(only(renderChart({ set, values }), "Deployment")).get("NODE_OPTIONS");
+    assert.equal(heap({}), "--max-old-space-size=256", "default limit 512Mi");
+    assert.equal(heap({ "resources.limits.memory": "1Gi" }), "--max-old-space-size=512");
+    assert.equal(heap({ "resources.limits.memory": "300M" }), "--max-old-space-size=143");
+    assert.equal(heap({ "resources.limits.memory": "268435456" }), "--max-old-space-size=128");
+    assert.equal(heap({}, [{ resources: { limits: null } }]), undefined, "no limit, no flag");
+    assert.equal(heap({}, [{ env: [{ name: "NODE_OPTIONS", value: "--max-old-space-size=99" }] }]), "--max-old-space-size=99");
+    const bad = templateChart({ set: { "resources.limits.memory": "0.5Gi" } });
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /resources\.limits\.memory "0\.5Gi"/);
+  });
+
   test("everything switched on renders only valid objects", () => {
     const docs = renderChart({
       set: { "auth.enabled": "true", "tls.enabled": "true", "tls.secretName": "t", "serviceMonitor.enabled": "true", "image.digest": `sha256:${"a".repeat(64)}`, credentialsRevision: "r2" },

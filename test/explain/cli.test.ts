@@ -62,3 +62,26 @@ test("metahooks explain works end to end from the CLI against a kubeconfig", asy
     await api.close();
   }
 });
+
+test("metahooks explain without any kubeconfig says so plainly", async () => {
+  const { mkdtempSync, rmSync } = await import("node:fs");
+  const { tmpdir } = await import("node:os");
+  const { join } = await import("node:path");
+  const home = mkdtempSync(join(tmpdir(), "metahooks-nohome-"));
+  try {
+    const env: Record<string, string> = {};
+    for (const [k, v] of Object.entries(process.env)) if (v !== undefined && !["KUBECONFIG", "KUBERNETES_SERVICE_HOST", "KUBERNETES_SERVICE_PORT"].includes(k)) env[k] = v;
+    env.HOME = home;
+    const failed = await run(process.execPath, ["bin/metahooks.js", "explain", "cronjob", "hello"], { env }).then(
+      () => undefined,
+      (err: { code?: number; stderr?: string }) => err,
+    );
+    assert.ok(failed, "explain succeeded without a kubeconfig");
+    assert.equal(failed.code, 1);
+    assert.match(String(failed.stderr), /no kubeconfig found: pass --kubeconfig <file>, set KUBECONFIG, or create .*\.kube\/config/);
+    const missing = await run(process.execPath, ["bin/metahooks.js", "explain", "cronjob", "hello", "--kubeconfig", join(home, "nope")], { env }).catch((err: { stderr?: string }) => err);
+    assert.match(String((missing as { stderr?: string }).stderr), /kubeconfig file .*nope" does not exist/);
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+});

@@ -12,7 +12,7 @@ import { BearerToken, bearerCredentials } from "../../src/http/auth.ts";
 import { configureControllers, type ConfiguredController } from "../../src/controllers/registry.ts";
 import type { Decision } from "../../src/controllers/types.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
-import { slowPost, send } from "../helpers/slow-request.ts";
+import { eventually, slowPost, send } from "../helpers/slow-request.ts";
 import { MINIMAL_CRONJOB } from "../helpers/requests.ts";
 
 const NOW = new Date("2026-01-05T12:00:30Z");
@@ -78,7 +78,7 @@ test("decisions are counted by action and reason, never by object name; unbounde
     { action: "invalid", reason: "InvalidSchedule" },
     { action: "prune", reason: "hello-28999990", object: "hello-28999990" },
   ];
-  const noAdmission = withSync(() => ({ response: { status: {}, children: [] }, decisions }));
+  const noAdmission = withSync(() => ({ response: { status: {}, children: [] }, decisions, invalidReason: "InvalidSchedule" }));
   noAdmission.def = { ...noAdmission.def, admission: undefined };
   const { app: a, metrics } = app({ controllers: [noAdmission] });
   await request(a).post("/sync/cronjob").send(syncBody).expect(200);
@@ -91,29 +91,56 @@ test("decisions are counted by action and reason, never by object name; unbounde
   assert.ok(!text.includes('parent="') && !text.includes("default/hello"), "a parent key became a label");
 });
 
-test("invalid parents are counted by the first problem of the kind's admission validation", async () => {
+test("invalid parents are counted by the reason the hook reports; nothing is validated a second time", async () => {
   const c = cronjob();
-  const validating: ConfiguredController = {
+  const reporting: ConfiguredController = {
     def: {
       ...c.def,
       sync: (req) => ({
         response: { status: { conditions: [{ type: "Ready", status: (req.parent.spec as any)?.schedule === "bad" ? "False" : "True", reason: "X" }] }, children: [] },
-        decisions: [{ action: "skip", reason: "InvalidSchedule" }],
+        decisions: [],
+        ...((req.parent.spec as any)?.schedule === "bad" ? { invalidReason: "InvalidSchedule" } : {}),
       }),
       admission: {
-        validate: (p) => ((p.spec as any)?.schedule === "bad" ? [{ reason: "InvalidSchedule", field: "spec.schedule", message: "no" }, { reason: "InvalidSpec", field: "spec.x", message: "no" }] : []),
+        validate: () => {
+          throw new Error("the HTTP layer re-validated the parent");
+        },
         defaultSpec: (s) => s,
       },
     },
     options: c.options,
   };
-  const { app: a, metrics } = app({ controllers: [validating] });
+  const { app: a, metrics } = app({ controllers: [reporting] });
   await request(a).post("/sync/cronjob").send({ ...syncBody, parent: { ...parent, spec: { ...parent.spec, schedule: "bad" } } }).expect(200);
   await request(a).post("/sync/cronjob").send(syncBody).expect(200);
   await request(a).post("/finalize/cronjob").send({ ...syncBody, parent: { ...parent, spec: { ...parent.spec, schedule: "bad" } } }).expect(200);
   const text = await metricsText(metrics);
   assert.match(text, /metahooks_parents_invalid_total\{controller="cronjob",reason="InvalidSchedule"\} 1\n/);
-  assert.ok(!text.includes('reason="InvalidSpec"'), "only the first problem is counted");
+});
+
+test("the real CronJob hook: a valid CronJob with a long name, blocked by Forbid, is not an invalid parent", async () => {
+  // 54 characters: over admission's create-time rule (52) but its Job names still fit in 63, so
+  // the hook runs it; the old metric re-ran admission validation and counted NameTooLong.
+  const name = "n".repeat(54);
+  const running = {
+    apiVersion: "batch/v1",
+    kind: "Job",
+    metadata: { name: `${name}-29462399`, namespace: "default", uid: "j-1" },
+    spec: {},
+    status: { active: 1, startTime: "2026-01-05T11:59:00Z" },
+  };
+  const forbid = {
+    ...parent,
+    metadata: { ...parent.metadata, name },
+    spec: { ...parent.spec, concurrencyPolicy: "Forbid" },
+    status: { lastScheduleTime: "2026-01-05T11:59:00Z" },
+  };
+  const { app: a, metrics } = app({ controllers: configureControllers({}) });
+  const res = await request(a).post("/sync/cronjob").send({ parent: forbid, children: { "Job.batch/v1": { [running.metadata.name]: running } } }).expect(200);
+  const scheduling = res.body.status.conditions.find((c: any) => c.type === "Scheduling");
+  assert.equal(scheduling?.reason, "ConcurrencyForbidden");
+  const text = await metricsText(metrics);
+  assert.equal((text.match(/^metahooks_parents_invalid_total\{/gm) ?? []).length, 0, text.split("\n").filter((l) => l.includes("parents_invalid")).join("\n"));
 });
 
 test("the real CronJob hook: an invalid schedule is counted once by its condition reason, a valid one not at all", async () => {
@@ -178,23 +205,35 @@ test("BearerToken compares whole tokens and parses the header strictly", () => {
 });
 
 test("beyond MAX_CONCURRENT_HOOKS a call answers 429 with Retry-After, and the slot frees afterwards", async () => {
-  const { app: a, metrics } = app({ maxConcurrentHooks: 1 });
+  // A slot is held from the moment the body is complete until the answer is written; an answer
+  // the client does not read (20 MB, far beyond the socket buffers) holds it.
+  const big = withSync((req) => ({
+    response: { status: (req.parent.spec as any)?.big ? { pad: "x".repeat(20_000_000) } : {}, children: [] },
+    decisions: [],
+  }));
+  const { app: a, metrics } = app({ controllers: [big], maxConcurrentHooks: 1 });
   const { server, url } = await listen(a);
   try {
-    const held = slowPost(`${url}/sync/cronjob`, JSON.stringify(syncBody));
-    await held.sent;
-    // The held call is admitted once its headers are parsed; wait for the gauge to show it.
-    for (let i = 0; i < 200 && !(await metricsText(metrics)).includes("metahooks_hook_in_flight_requests 1"); i++) {
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    const held = await new Promise<http.IncomingMessage>((resolve, reject) => {
+      const body = JSON.stringify({ ...syncBody, parent: { ...parent, spec: { ...parent.spec, big: true } } });
+      const req = http.request(`${url}/sync/cronjob`, { method: "POST", headers: { "Content-Type": "application/json" } }, (res) => {
+        res.pause();
+        resolve(res);
+      });
+      req.on("error", reject);
+      req.end(body);
+    });
+    assert.equal(held.statusCode, 200);
+    assert.match(await metricsText(metrics), /metahooks_hook_in_flight_requests 1/);
     const rejected = await send(`${url}/sync/cronjob`, JSON.stringify(syncBody));
     assert.equal(rejected.status, 429);
     assert.equal(rejected.headers["retry-after"], "1");
     assert.equal(JSON.parse(rejected.body).error, "overloaded");
     // Health is never capped.
     assert.equal((await send(`${url}/healthz`)).status, 200);
-    held.finish();
-    assert.equal((await held.answer).status, 200);
+    held.resume();
+    await new Promise((r) => held.on("end", r));
+    assert.ok(await eventually(async () => /metahooks_hook_in_flight_requests 0/.test(await metricsText(metrics))));
     assert.equal((await send(`${url}/sync/cronjob`, JSON.stringify(syncBody))).status, 200);
     assert.match(await metricsText(metrics), /code="429",outcome="overloaded"\} 1/);
   } finally {

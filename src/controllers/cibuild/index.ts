@@ -11,6 +11,7 @@ import { syncCIBuild } from "./sync.ts";
 import { finalizeCIBuild } from "./finalize.ts";
 import { customizeCIBuild } from "./customize.ts";
 import { defaultSpec, validateSpec, validateSpecUpdate } from "./validate.ts";
+import { nestingProblem } from "../../kube/nesting.ts";
 
 /** Hook timeout in the CompositeController (Metacontroller's default is 10s too; explicit here). */
 export const HOOK_TIMEOUT = "10s";
@@ -18,6 +19,9 @@ export const HOOK_TIMEOUT = "10s";
 /** Validation and defaulting for admission webhooks: the sync hook's own rules. */
 export const ciBuildAdmission: AdmissionSupport = {
   validate(parent: KubeObject, oldParent?: KubeObject) {
+    // Measured first, as the sync hook does: past the bound nothing else may walk the object.
+    const tooDeep = nestingProblem(parent);
+    if (tooDeep) return [tooDeep];
     return oldParent ? validateSpecUpdate(parent.spec, oldParent.spec) : validateSpec(parent.spec);
   },
   defaultSpec,

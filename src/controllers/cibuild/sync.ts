@@ -11,6 +11,7 @@
 import { listChildren, type KubeObject, type SyncRequest } from "../../metacontroller/contract.ts";
 import type { Decision, HookResult } from "../types.ts";
 import { reemitObserved, sortChildren } from "../../kube/objects.ts";
+import { nestingProblem } from "../../kube/nesting.ts";
 import { checkSpec, type NormalizedSpec } from "./validate.ts";
 import type { CIBuildOptions } from "./options.ts";
 import type { BuildRecord, CIBuildStatus, SuccessfulBuild } from "./schema.ts";
@@ -85,6 +86,7 @@ function invalidAnswer(request: SyncRequest, problems: Array<{ reason: string; m
   return {
     response: { status: orderStatus(status), children: sortChildren(children) },
     decisions: [{ action: "keep", reason: first.reason }],
+    invalidReason: first.reason,
   };
 }
 
@@ -236,6 +238,10 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
   const parent = request.parent;
   const parentName = parent.metadata.name;
   const generation = parent.metadata.generation;
+  // Measured before anything reads the parent: the build hash and normalisation recurse over the
+  // spec, and past this bound nothing in it is looked at.
+  const tooDeep = nestingProblem(parent);
+  if (tooDeep) return invalidAnswer(request, [tooDeep], now);
   const check = checkSpec(parent.spec);
   if (!check.valid) return invalidAnswer(request, check.problems, now);
   const spec = check.spec;

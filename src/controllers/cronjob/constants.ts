@@ -4,6 +4,8 @@
  * @packageDocumentation
  */
 
+import { REASON_NESTING_TOO_DEEP } from "../../kube/nesting.ts";
+
 /** The parent's API group, version and kind. */
 export const GROUP = "batch.tutorial.kubebuilder.io";
 export const VERSION = "v1";
@@ -71,6 +73,13 @@ export const Reason = {
   InvalidJobTemplate: "InvalidJobTemplate",
   /** The Job name (`<name>-<unix minutes>`) would exceed 63 characters (a label value's limit). */
   NameTooLong: "NameTooLong",
+  /**
+   * The CronJob name has characters a Job name cannot carry (a Job name is a DNS-1123 subdomain
+   * and also the Pods' `job-name` label value: lowercase ASCII letters, digits, `-` and `.`).
+   */
+  InvalidName: "InvalidName",
+  /** The parent nests deeper than MAX_NESTING_DEPTH levels; nothing in it is read. */
+  NestingTooDeep: REASON_NESTING_TOO_DEEP,
   Suspended: "Suspended",
   /** The schedule has no future slot (e.g. `0 0 30 2 *`). */
   NeverFires: "NeverFires",

@@ -9,28 +9,38 @@ import { isBeingDeleted, jobOutcome } from "../../kube/jobs.ts";
 import { parseTime } from "../../kube/time.ts";
 import { DEFAULTS } from "./constants.ts";
 
-/** History limits; `undefined` keeps every Job of that class. */
+/** History limits: finished Jobs kept per class. */
 export interface HistoryLimits {
-  succeeded: number | undefined;
-  failed: number | undefined;
+  succeeded: number;
+  failed: number;
 }
 
-function readLimit(value: unknown, fallback: number): number | undefined {
+/** A limit as the spec says it: unset → the default, a non-negative integer → itself, else invalid. */
+function readLimit(value: unknown, fallback: number): number | "invalid" {
   if (value === undefined || value === null) return fallback;
-  // An invalid limit (negative, fractional, a string) prunes nothing: never destroy on doubt.
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : undefined;
+  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : "invalid";
 }
 
 /**
- * Reads the limits from a spec leniently, so cleanup also runs when other fields are invalid.
- * Unset → 3 succeeded, 1 failed; an invalid value → no pruning for that class.
+ * Reads the limits from a spec on their own, so history cleanup runs before anything else can stop
+ * the hook, also when another field (the schedule, the template) is invalid, as upstream cleans
+ * up first. Unset → 3 succeeded, 1 failed.
+ *
+ * Never destroy on doubt: a spec that is not an object, or either limit invalid (negative,
+ * fractional, a string), prunes nothing at all: the user's intent for history is unknown, and
+ * a pruned Job cannot come back.
+ *
+ * @param spec - `parent.spec` as received (any JSON value); only read when the parent's nesting
+ *   was checked (see nestingProblem)
+ * @returns the limits, or `undefined` when nothing may be pruned
  */
-export function historyLimits(spec: unknown): HistoryLimits {
-  const s = (spec && typeof spec === "object" ? spec : {}) as Record<string, unknown>;
-  return {
-    succeeded: readLimit(s.successfulJobsHistoryLimit, DEFAULTS.successfulJobsHistoryLimit),
-    failed: readLimit(s.failedJobsHistoryLimit, DEFAULTS.failedJobsHistoryLimit),
-  };
+export function historyLimits(spec: unknown): HistoryLimits | undefined {
+  if (!spec || typeof spec !== "object" || Array.isArray(spec)) return undefined;
+  const s = spec as Record<string, unknown>;
+  const succeeded = readLimit(s.successfulJobsHistoryLimit, DEFAULTS.successfulJobsHistoryLimit);
+  const failed = readLimit(s.failedJobsHistoryLimit, DEFAULTS.failedJobsHistoryLimit);
+  if (succeeded === "invalid" || failed === "invalid") return undefined;
+  return { succeeded, failed };
 }
 
 function startTime(job: KubeObject): number | undefined {
@@ -54,13 +64,13 @@ export function compareByStartTime(a: KubeObject, b: KubeObject): number {
  * beyond its limit. Jobs already being deleted are neither counted nor selected.
  * @returns the Jobs to prune, in the order they were selected (succeeded, then failed)
  */
-export function selectHistoryToPrune(jobs: readonly KubeObject[], limits: HistoryLimits): KubeObject[] {
+export function selectHistoryToPrune(jobs: readonly KubeObject[], limits: HistoryLimits | undefined): KubeObject[] {
   const pruned: KubeObject[] = [];
+  if (!limits) return pruned;
   for (const [outcome, limit] of [
     ["Complete", limits.succeeded],
     ["Failed", limits.failed],
   ] as const) {
-    if (limit === undefined) continue;
     const finished = jobs.filter((j) => !isBeingDeleted(j) && jobOutcome(j) === outcome).sort(compareByStartTime);
     pruned.push(...finished.slice(0, Math.max(0, finished.length - limit)));
   }

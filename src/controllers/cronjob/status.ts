@@ -27,8 +27,16 @@ export function activeNamesInStatus(status: Record<string, unknown>): string[] {
 
 /**
  * The effective last schedule time (issue 2 rule 5): the latest of `status.lastScheduleTime`,
- * the scheduled times of observed Jobs and of Jobs named in `status.active`; times after `now`
- * are ignored (a clock skew or a hand-made name must not block the schedule).
+ * the scheduled times of observed Jobs and of Jobs named in `status.active`.
+ *
+ * `status.lastScheduleTime` counts even when it is later than `now`: another hook replica whose
+ * clock runs ahead may have created that slot's Job, and a replica behind it must not create a Job
+ * for an older slot that was passed over. As upstream (`mostRecentScheduleTime` returns nothing
+ * while the last schedule time is after now), no slot at or before it ever runs, whatever the
+ * local clock says. Jobs' scheduled times (annotations, names) later than `now` are ignored: a
+ * hand-made or adopted Job named for the far future must not stop the schedule.
+ *
+ * @returns the time, possibly after `now` (only from the status), or undefined when none
  */
 export function effectiveLastScheduleTime(
   cronJobName: string,
@@ -36,13 +44,12 @@ export function effectiveLastScheduleTime(
   jobs: readonly KubeObject[],
   now: Date,
 ): Date | undefined {
-  const candidates: Array<Date | undefined> = [
-    parseTime(status.lastScheduleTime),
+  const fromJobs: Array<Date | undefined> = [
     ...jobs.map((j) => scheduledTimeOfJob(cronJobName, j)),
     ...activeNamesInStatus(status).map((n) => scheduledTimeOfName(cronJobName, n)),
   ];
-  let latest: Date | undefined;
-  for (const t of candidates) {
+  let latest = parseTime(status.lastScheduleTime);
+  for (const t of fromJobs) {
     if (t && t.getTime() <= now.getTime() && (!latest || t.getTime() > latest.getTime())) latest = t;
   }
   return latest;

@@ -33,12 +33,15 @@ import {
   lastSuccessfulTime,
   scheduleRecord,
 } from "./status.ts";
-import { readCronJobSpec, type ValidCronJob } from "./validate.ts";
+import { readCronJobSpec, type ReadSpec, type ValidCronJob } from "./validate.ts";
+import { nestingProblem } from "../../kube/nesting.ts";
 
 /** Why the CronJob creates nothing at all right now (Ready=False). */
 interface Blocked {
   reason: string;
   message: string;
+  /** True when the parent itself is wrong (spec, name, nesting), not merely waiting. */
+  invalid: boolean;
 }
 
 /** What the decision step chose for the most recent due slot. */
@@ -50,21 +53,36 @@ interface SlotDecision {
   decisions: Decision[];
 }
 
+/**
+ * A Job name's shape, length aside: a DNS-1123 subdomain (lowercase ASCII letters, digits, `-`,
+ * `.`), which is also a valid label value once it is at most 63 characters.
+ */
+const JOB_NAME_SHAPE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
 function blockedBy(parent: KubeObject, read: ReturnType<typeof readCronJobSpec>, now: Date): Blocked | undefined {
-  if (isBeingDeleted(parent)) return { reason: Reason.Deleting, message: "the CronJob is being deleted; no new Jobs" };
+  if (isBeingDeleted(parent)) return { reason: Reason.Deleting, message: "the CronJob is being deleted; no new Jobs", invalid: false };
   const first = read.problems[0];
-  if (first) return { reason: first.reason, message: `${first.field}: ${first.message}` };
+  if (first) return { reason: first.reason, message: `${first.field}: ${first.message}`, invalid: true };
   const name = parent.metadata.name;
   const sample = jobNameFor(name, now);
   // A Job name is a DNS-1123 subdomain, and it becomes the Pods' job-name label value, so it must
-  // also be a label value: at most 63 characters (dots are fine in both, kubernetes#50850).
+  // also be a label value: at most 63 characters (dots are fine in both, kubernetes#50850). The
+  // characters are checked first: shortening never fixes an uppercase or non-ASCII name.
+  if (!JOB_NAME_SHAPE.test(sample)) {
+    return {
+      reason: Reason.InvalidName,
+      message: `Job names such as ${JSON.stringify(sample.slice(0, 80))} would not be valid: a CronJob name must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.')`,
+      invalid: true,
+    };
+  }
   if (sample.length > MAX_JOB_NAME_LENGTH || !isDns1123Subdomain(sample) || !isLabelValue(sample)) {
     return {
       reason: Reason.NameTooLong,
       message: `Job names such as ${JSON.stringify(sample)} would be longer than the ${MAX_JOB_NAME_LENGTH} characters a label value allows; use a CronJob name of at most ${MAX_CRONJOB_NAME_LENGTH} characters`,
+      invalid: true,
     };
   }
-  if (read.valid?.spec.suspend === true) return { reason: Reason.Suspended, message: "spec.suspend is true; no new Jobs" };
+  if (read.valid?.spec.suspend === true) return { reason: Reason.Suspended, message: "spec.suspend is true; no new Jobs", invalid: false };
   return undefined;
 }
 
@@ -187,13 +205,18 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
   const status = currentStatus(parent);
   const decisions: Decision[] = [];
 
-  // Rule 3: history cleanup on every call, before anything can stop us.
-  const pruned = selectHistoryToPrune(jobs, historyLimits(spec));
+  // Measured before anything reads the parent: past this bound nothing in it is looked at (a
+  // clone or hash of it would overflow the stack), so it counts as unreadable.
+  const tooDeep = nestingProblem(parent);
+
+  // Rule 3: history cleanup on every call, before anything can stop us, but only with limits the
+  // spec states validly (see historyLimits); an unreadable parent keeps every Job.
+  const pruned = tooDeep ? [] : selectHistoryToPrune(jobs, historyLimits(spec));
   for (const job of pruned) decisions.push({ action: Action.Prune, reason: "HistoryLimit", object: job.metadata.name });
   const prunedNames = new Set(pruned.map((j) => j.metadata.name));
   const running = jobs.filter((j) => jobOutcome(j) === undefined);
 
-  const read = readCronJobSpec(spec);
+  const read: ReadSpec = tooDeep ? { problems: [tooDeep] } : readCronJobSpec(spec);
   const creation = parseTime(parent.metadata.creationTimestamp);
   let lastScheduleTime = effectiveLastScheduleTime(cronJobName, status, jobs, now);
   const record = scheduleRecord(spec, status, lastScheduleTime, creation, now);
@@ -207,10 +230,12 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
   const valid = read.valid;
   if (!blocked && valid) {
     const anchor = lastScheduleTime ?? creation ?? now;
-    // The effective last schedule time is never after now, so the next slot is the first after
-    // now (rule 12), also after a Job is created below. Asked first: a schedule with no future
-    // slot (`0 0 30 2 *`) never had a past one either, and the backward search is the costly one.
-    const next = valid.schedule.nextSlot(now, anchor);
+    // A last schedule time from the future (another replica's clock ran ahead) leaves no slot in
+    // (anchor, now], and the next slot is the first after it; otherwise the first after now
+    // (rule 12), also after a Job is created below. Asked first: a schedule with no future slot
+    // (`0 0 30 2 *`) never had a past one either, and the backward search is the costly one.
+    const future = lastScheduleTime !== undefined && lastScheduleTime.getTime() > now.getTime();
+    const next = valid.schedule.nextSlot(future ? lastScheduleTime! : now, anchor);
     let candidate = next ? valid.schedule.latestSlot(now, anchor) : undefined;
     const since = parseTime(record.since)!;
     if (candidate && candidate.getTime() < since.getTime()) {
@@ -232,13 +257,17 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
       // Seconds, padded so the resync lands just after the slot; ms precision keeps it stable.
       resyncAfterSeconds = Math.round(((next.getTime() - now.getTime()) / 1000 + RESYNC_PAD_SECONDS) * 1000) / 1000;
     } else {
-      blocked = { reason: Reason.NeverFires, message: `the schedule ${JSON.stringify(valid.spec.schedule)} has no future slot` };
+      blocked = { reason: Reason.NeverFires, message: `the schedule ${JSON.stringify(valid.spec.schedule)} has no future slot`, invalid: false };
     }
     scheduling ??= condition(
       ConditionType.Scheduling,
       "True",
       Reason.UpToDate,
-      lastScheduleTime ? `no slot due since ${formatTime(lastScheduleTime)}` : "no slot due yet",
+      future
+        ? `status.lastScheduleTime ${formatTime(lastScheduleTime!)} is later than now; no slot at or before it runs`
+        : lastScheduleTime
+          ? `no slot due since ${formatTime(lastScheduleTime)}`
+          : "no slot due yet",
     );
   }
   if (blocked) decisions.push({ action: Action.Skip, reason: blocked.reason });
@@ -276,5 +305,5 @@ export function syncCronJob(request: SyncRequest, now: Date): HookResult {
     children: sortChildren(children),
   };
   if (!blocked && resyncAfterSeconds !== undefined && resyncAfterSeconds > 0) response.resyncAfterSeconds = resyncAfterSeconds;
-  return { response, decisions };
+  return blocked?.invalid ? { response, decisions, invalidReason: blocked.reason } : { response, decisions };
 }

@@ -9,6 +9,7 @@ import { DEFAULTS, MAX_CRONJOB_NAME_LENGTH, Reason } from "./constants.ts";
 import { CronJobSpecSchema, type CronJobSpec } from "./schema.ts";
 import { parseSchedule, type Schedule } from "./schedule.ts";
 import { checkTimeZone } from "./time-zone.ts";
+import { nestingProblem } from "../../kube/nesting.ts";
 
 /** A spec that passed every check, with its parsed schedule and effective zone. */
 export interface ValidCronJob {
@@ -80,8 +81,12 @@ export function readCronJobSpec(spec: unknown): ReadSpec {
   return { problems, valid: { spec: parsed.data, schedule, zone } };
 }
 
+/** A DNS-1123 subdomain, length aside (the length has its own rule and reason). */
+const DNS_1123_SUBDOMAIN_SHAPE = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
+
 /**
- * Admission validation: the name rule on create (at most 52 characters, as upstream
+ * Admission validation: nesting (the whole object, {@link nestingProblem}), then the name rules
+ * on create (a DNS-1123 subdomain, `InvalidName`; at most 52 characters, `NameTooLong`, as upstream
  * `ValidateCronJobCreate`; updates skip it so legacy objects stay editable), then
  * {@link readCronJobSpec}'s checks.
  *
@@ -89,8 +94,17 @@ export function readCronJobSpec(spec: unknown): ReadSpec {
  * @param oldParent - the stored CronJob on update
  */
 export function validateCronJob(parent: KubeObject, oldParent?: KubeObject): SpecProblem[] {
+  // Measured first: past the bound nothing else may walk the object.
+  const tooDeep = nestingProblem(parent);
+  if (tooDeep) return [tooDeep];
   const problems: SpecProblem[] = [];
-  if (!oldParent && parent.metadata.name.length > MAX_CRONJOB_NAME_LENGTH) {
+  if (!oldParent && !DNS_1123_SUBDOMAIN_SHAPE.test(parent.metadata.name)) {
+    problems.push({
+      reason: Reason.InvalidName,
+      field: "metadata.name",
+      message: "must be a DNS-1123 subdomain (lowercase letters, digits, '-' and '.'): it starts every Job's name",
+    });
+  } else if (!oldParent && parent.metadata.name.length > MAX_CRONJOB_NAME_LENGTH) {
     problems.push({
       reason: Reason.NameTooLong,
       field: "metadata.name",

@@ -1,0 +1,101 @@
+/**
+ * The one bound on nesting in user data. Every recursive step the hooks take over an object a user
+ * controls (structured clones, the canonical JSON of the CIBuild hash, the admission defaulting
+ * patch, JSON serialization of the answer) recurses once per level, and V8 runs out of stack a few
+ * thousand levels down ("Maximum call stack size exceeded" from `structuredClone` at about 2,000).
+ * So each object is measured once, without recursion, before anything else looks at it.
+ *
+ * @packageDocumentation
+ */
+import type { SpecProblem } from "../controllers/types.ts";
+
+/**
+ * Deepest nesting of objects and arrays accepted in one Kubernetes object, counted from the
+ * object itself (`{"spec": {}}` has depth 2). Real objects stay near 20 (a Pod template inside a
+ * Job template inside a CronJob, and `managedFields` mirroring it); the API server accepts up to
+ * 10,000, far more than a JavaScript stack can walk. 100 leaves room for any real object and keeps
+ * every recursive step far from the stack limit.
+ */
+export const MAX_NESTING_DEPTH = 100;
+
+/** Condition and admission reason of a parent nested deeper than {@link MAX_NESTING_DEPTH}. */
+export const REASON_NESTING_TOO_DEEP = "NestingTooDeep";
+
+/** Path segments shown in messages (the full path can be a hundred levels of one key). */
+const SHOWN_SEGMENTS = 6;
+/** Characters of one key shown in messages (keys are user data of any length). */
+const SHOWN_KEY_CHARS = 40;
+
+interface Frame {
+  value: unknown;
+  depth: number;
+  key: string | number;
+  parent: Frame | undefined;
+}
+
+/**
+ * Where `value` first nests deeper than `limit` objects and arrays, walking it without recursion
+ * (an explicit stack, each value visited once).
+ *
+ * @param value - any JSON value
+ * @param limit - the deepest nesting allowed; a container at depth `limit + 1` is too deep
+ * @returns the path (keys and indexes from `value`) of the first container that is too deep, or
+ *   `undefined` when the value fits
+ */
+export function findTooDeep(value: unknown, limit: number = MAX_NESTING_DEPTH): Array<string | number> | undefined {
+  if (value === null || typeof value !== "object") return undefined;
+  const stack: Frame[] = [{ value, depth: 1, key: "", parent: undefined }];
+  while (stack.length > 0) {
+    const frame = stack.pop()!;
+    if (frame.depth > limit) return pathOf(frame);
+    const node = frame.value as Record<string, unknown> | unknown[];
+    if (Array.isArray(node)) {
+      for (let i = node.length - 1; i >= 0; i--) {
+        const child = node[i];
+        if (child !== null && typeof child === "object") stack.push({ value: child, depth: frame.depth + 1, key: i, parent: frame });
+      }
+    } else {
+      const keys = Object.keys(node);
+      for (let i = keys.length - 1; i >= 0; i--) {
+        const child = node[keys[i]!];
+        if (child !== null && typeof child === "object") stack.push({ value: child, depth: frame.depth + 1, key: keys[i]!, parent: frame });
+      }
+    }
+  }
+  return undefined;
+}
+
+function pathOf(frame: Frame): Array<string | number> {
+  const path: Array<string | number> = [];
+  for (let f: Frame | undefined = frame; f?.parent; f = f.parent) path.push(f.key);
+  return path.reverse();
+}
+
+/**
+ * A path for messages: `spec.jobTemplate.spec.a.a.a…`, the first segments only, each key cut to
+ * a readable length (the path is user data; the message lands in status and events).
+ */
+export function formatPath(path: ReadonlyArray<string | number>): string {
+  const shown = path.slice(0, SHOWN_SEGMENTS).map((k) => (typeof k === "number" ? `[${k}]` : k.length > SHOWN_KEY_CHARS ? `${k.slice(0, SHOWN_KEY_CHARS)}…` : k));
+  const text = shown.reduce<string>((acc, k) => (k.startsWith("[") ? `${acc}${k}` : acc ? `${acc}.${k}` : k), "");
+  return path.length > SHOWN_SEGMENTS ? `${text}…` : text;
+}
+
+/**
+ * The spec problem of an object nested too deep, for the sync hooks' condition and admission's
+ * denial alike, or `undefined` when it fits.
+ *
+ * @param object - a parent object (metadata, spec and status are all measured)
+ * @returns `{reason: NestingTooDeep, field, message}` naming the first place that is too deep
+ */
+export function nestingProblem(object: unknown): SpecProblem | undefined {
+  const path = findTooDeep(object);
+  if (!path) return undefined;
+  // `field` is the top-level field (`spec`, `metadata`, `status`), a stable JSON path.
+  const field = typeof path[0] === "string" ? path[0] : "(root)";
+  return {
+    reason: REASON_NESTING_TOO_DEEP,
+    field,
+    message: `nested deeper than ${MAX_NESTING_DEPTH} levels of objects and arrays (at ${formatPath(path)}); the hook reads nothing nested this deep`,
+  };
+}
