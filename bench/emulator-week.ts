@@ -3,7 +3,7 @@
  * Prints sync passes and wall time per pass.
  */
 import { runWeek } from "../test/emulator/cronjob-harness.ts";
-import { seededRandom } from "../test/emulator/random.ts";
+import { seededRandom } from "../src/emulator/random.ts";
 
 const days = Number(process.argv[2] ?? 1);
 const policy = (process.argv[3] ?? "Allow") as "Allow" | "Forbid" | "Replace";

@@ -1,6 +1,6 @@
 /**
  * `npm run demo`: a SIMULATION of both controllers running under Metacontroller, printed as a
- * timeline. An in-process emulator of Metacontroller's CompositeController loop (test/emulator/)
+ * timeline. An in-process emulator of Metacontroller's CompositeController loop (src/emulator/)
  * calls the real metahooks HTTP service on 127.0.0.1; Jobs, Pods and Deployments are moved on by a
  * simulated cluster, and time is simulated (a day passes in seconds). No cluster is involved.
  *
@@ -9,12 +9,12 @@
 import { readFileSync, existsSync } from "node:fs";
 import { parse } from "yaml";
 import { findController } from "../src/controllers/registry.ts";
-import type { SyncRecord } from "../test/emulator/controller.ts";
-import { controllerRef } from "../test/emulator/controller.ts";
-import { Emulator } from "../test/emulator/emulator.ts";
+import type { SyncRecord } from "../src/emulator/controller.ts";
+import { controllerRef } from "../src/emulator/controller.ts";
+import { Emulator } from "../src/emulator/emulator.ts";
 import { HookServer } from "../test/emulator/hook-server.ts";
-import type { Obj } from "../test/emulator/store.ts";
-import type { WorldEvent } from "../test/emulator/world.ts";
+import type { Obj } from "../src/emulator/store.ts";
+import type { WorldEvent } from "../src/emulator/world.ts";
 
 const out = (line = ""): void => {
   process.stdout.write(`${line}\n`);
@@ -200,7 +200,7 @@ async function ciBuildToReady(): Promise<void> {
 }
 
 out("SIMULATION — not a cluster. Metacontroller's CompositeController loop is emulated in-process");
-out("(test/emulator/) and calls the real metahooks HTTP service on 127.0.0.1; Jobs, Pods and");
+out("(src/emulator/) and calls the real metahooks HTTP service on 127.0.0.1; Jobs, Pods and");
 out("Deployments are moved on by a simulated cluster; time is simulated (no waiting).");
 out("To run for real: install Metacontroller and metahooks with Helm (README, \"Install on a cluster\").");
 out("Columns: simulated UTC time; who did what (you / Metacontroller acting on the hook's answer /");

@@ -95,3 +95,23 @@ export {
   type SuccessfulBuild,
   type NormalizedSpec as NormalizedCIBuildSpec,
 } from "./controllers/cibuild/index.ts";
+
+/**
+ * What a CronJob will do over a time window (the engine of `metahooks simulate`), and the slots of
+ * a schedule with their daylight-saving marks (`metahooks next`).
+ *
+ * @example
+ * ```ts
+ * import { simulateCronJob } from "metahooks";
+ * const { summary, events } = await simulateCronJob({ cronJob, from: new Date("2026-03-28T00:00:00Z"), to: new Date("2026-04-01T00:00:00Z") });
+ * ```
+ */
+export {
+  simulateCronJob,
+  type SimulateOptions,
+  type SimulationResult,
+  type SimulationSummary,
+  type TimelineEvent,
+  type Outage,
+} from "./simulate/cronjob.ts";
+export { listSlots, zonedSchedule, markSlot, type ListedSlot, type DstMark, type ZonedSchedule } from "./simulate/slots.ts";

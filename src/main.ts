@@ -4,9 +4,9 @@
  * @packageDocumentation
  */
 import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
 import { runHookCommand, parseNow, readBounded } from "./cli/hook-command.ts";
 import { readBodyLimitBytes } from "./config.ts";
-import { serve } from "./server.ts";
 import { controllers } from "./controllers/registry.ts";
 import { CIBUILD_IMAGE_ENV, DEFAULT_CIBUILD_OPTIONS } from "./controllers/cibuild/options.ts";
 
@@ -20,6 +20,12 @@ Usage:
   metahooks explain <kind> <name> [-n <ns>] [-o json] [--kubeconfig <file>]
                                            read a live parent and its children, run the hook
                                            locally and say what it would do now and why
+  metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>]
+                                           the next slots with the hook's DST rules
+  metahooks simulate <cronjob.yaml> --from <time> --to <time> [--job-duration 20m]
+                  [--job-fails 10%] [--seed <n>] [--outage <start>/<end>] [-o json]
+                                           what a CronJob will do: slots, Jobs created or
+                                           skipped (and why), finished, deleted, final status
   metahooks --help                         this text
 
 Kinds: ${controllers.map((c) => `${c.name} (${c.apiVersion} ${c.kind})`).join(", ")}
@@ -63,6 +69,20 @@ ${(Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof typeof CIBUILD_IMAGE_ENV>).map(
 `;
 
 async function main(argv: string[]): Promise<number> {
+  if (argv[0] === "next") {
+    const { runNext } = await import("./cli/next.ts");
+    const outcome = runNext(argv.slice(1), () => new Date());
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  }
+  if (argv[0] === "simulate") {
+    const { runSimulate } = await import("./cli/simulate.ts");
+    const outcome = await runSimulate(argv.slice(1));
+    process.stdout.write(outcome.stdout);
+    process.stderr.write(outcome.stderr);
+    return outcome.exitCode;
+  }
   if (argv[0] === "explain") {
     // Loaded only for this command: it pulls in @kubernetes/client-node, which serve never needs.
     const { runExplain } = await import("./explain/command.ts");
@@ -91,6 +111,9 @@ async function main(argv: string[]): Promise<number> {
     return 1;
   }
   if (command === "serve") {
+    // Loaded only for this command: express, pino and prom-client cost about 100 ms of start-up
+    // that the one-shot hook commands never need.
+    const { serve } = await import("./server.ts");
     const env = { ...process.env };
     if (values.port !== undefined) env.PORT = values.port;
     // serve also starts the HTTPS admission webhooks when ADMISSION_TLS_CERT_FILE and

@@ -68,7 +68,11 @@ function normalize(input: SchemaNode): SchemaNode {
       props[name] = normalize(child);
       if (props[name]["x-kubernetes-preserve-unknown-fields"] === true && !props[name].type) preserved.push(name);
     }
-    node.properties = props;
+    // An empty `properties: {}` is dropped by the apiserver when it stores the CRD; leaving it in
+    // the file makes a server-side apply by a second field manager (kubectl after helm) conflict
+    // on a value nobody can see. Nothing is lost: the node keeps preserve-unknown-fields.
+    if (Object.keys(props).length > 0) node.properties = props;
+    else delete node.properties;
     if (Array.isArray(node.required)) {
       const required = (node.required as string[]).filter((r) => !preserved.includes(r));
       if (required.length) node.required = required;

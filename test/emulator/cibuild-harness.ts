@@ -10,11 +10,11 @@
 import { existsSync, readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { findController } from "../../src/controllers/registry.ts";
-import { controllerRef, type CompositeControllerEmulator, type ControllerFaults, type SyncRecord } from "./controller.ts";
-import { Emulator } from "./emulator.ts";
+import { controllerRef, type CompositeControllerEmulator, type ControllerFaults, type SyncRecord } from "../../src/emulator/controller.ts";
+import { Emulator } from "../../src/emulator/emulator.ts";
 import { HookServer } from "./hook-server.ts";
-import { refOf, type Obj } from "./store.ts";
-import type { JobPlan } from "./world.ts";
+import { refOf, type Obj } from "../../src/emulator/store.ts";
+import type { JobPlan } from "../../src/emulator/world.ts";
 
 /** The build-hash label the CIBuild hook puts on build Jobs (cibuild-api.md §7.4). */
 export const BUILD_HASH_LABEL = "cicd.cicd.com/build-hash";

@@ -2,9 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ciBuildUnavailable, loadCIBuildSample, startCIBuildRun } from "./cibuild-harness.ts";
-import type { ControllerFaults } from "./controller.ts";
-import { seededRandom } from "./random.ts";
-import { digestOf } from "./world.ts";
+import type { ControllerFaults } from "../../src/emulator/controller.ts";
+import { seededRandom } from "../../src/emulator/random.ts";
+import { digestOf } from "../../src/emulator/world.ts";
 
 const unavailable = ciBuildUnavailable();
 

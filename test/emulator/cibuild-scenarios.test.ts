@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { buildsTake, ciBuildUnavailable, failingClone, loadCIBuildSample, SEED_SAMPLES, startCIBuildRun, type CIBuildRun } from "./cibuild-harness.ts";
-import { digestOf, repositoryOf } from "./world.ts";
+import { digestOf, repositoryOf } from "../../src/emulator/world.ts";
 
 const unavailable = ciBuildUnavailable();
 const opts = { skip: unavailable };

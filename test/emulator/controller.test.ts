@@ -1,8 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Emulator } from "./emulator.ts";
-import { LAST_APPLIED } from "./merge.ts";
-import type { Obj } from "./store.ts";
+import { Emulator } from "../../src/emulator/emulator.ts";
+import { LAST_APPLIED } from "../../src/emulator/merge.ts";
+import type { Obj } from "../../src/emulator/store.ts";
 import { startToyServer, toyController, TOY_RESOURCES, widget, type ToyAnswer } from "./toy-server.ts";
 
 const START = new Date("2026-03-01T00:00:00Z");

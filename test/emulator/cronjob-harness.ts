@@ -8,12 +8,12 @@
 import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { findController } from "../../src/controllers/registry.ts";
-import type { CompositeControllerEmulator, ControllerFaults, SyncRecord } from "./controller.ts";
-import { controllerRef } from "./controller.ts";
-import { Emulator } from "./emulator.ts";
+import type { CompositeControllerEmulator, ControllerFaults, SyncRecord } from "../../src/emulator/controller.ts";
+import { controllerRef } from "../../src/emulator/controller.ts";
+import { Emulator } from "../../src/emulator/emulator.ts";
 import { HookServer } from "./hook-server.ts";
-import { clone, refOf, type Obj } from "./store.ts";
-import type { JobPlan } from "./world.ts";
+import { clone, refOf, type Obj } from "../../src/emulator/store.ts";
+import type { JobPlan } from "../../src/emulator/world.ts";
 
 /** The kubebuilder tutorial's sample CronJob (the seed sample, unchanged). */
 export function sampleCronJob(): Obj {

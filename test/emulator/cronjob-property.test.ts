@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import type { ControllerFaults } from "./controller.ts";
+import type { ControllerFaults } from "../../src/emulator/controller.ts";
 import { cronJobUnavailable, FIVE_MINUTES, randomJobs, startCronJobRun } from "./cronjob-harness.ts";
-import { seededRandom } from "./random.ts";
+import { seededRandom } from "../../src/emulator/random.ts";
 
 const unavailable = cronJobUnavailable();
 

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { cronJobUnavailable, FIVE_MINUTES, runWeek, scenarioDays } from "./cronjob-harness.ts";
-import { seededRandom } from "./random.ts";
+import { seededRandom } from "../../src/emulator/random.ts";
 
 const unavailable = cronJobUnavailable();
 const days = scenarioDays(1);

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { applyUpdate, LAST_APPLIED, threeWayMerge, withLastApplied } from "./merge.ts";
+import { applyUpdate, LAST_APPLIED, threeWayMerge, withLastApplied } from "../../src/emulator/merge.ts";
 
 test("keys removed from desired since last-applied are removed; keys never applied are kept", () => {
   const observed = { spec: { a: 1, b: 2, serverDefault: "x" } };

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { ApiError, Store, type Obj, type WatchEvent } from "./store.ts";
+import { ApiError, Store, type Obj, type WatchEvent } from "../../src/emulator/store.ts";
 
 function setup() {
   let now = Date.parse("2026-03-01T00:00:00Z");

@@ -7,7 +7,7 @@
  */
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import type { Obj } from "./store.ts";
+import type { Obj } from "../../src/emulator/store.ts";
 
 /** What a toy hook answers. `body` is JSON-encoded unless `raw` is given. */
 export interface ToyAnswer {

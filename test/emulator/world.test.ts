@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Emulator } from "./emulator.ts";
+import { Emulator } from "../../src/emulator/emulator.ts";
 import { HookServer } from "./hook-server.ts";
-import type { Obj } from "./store.ts";
+import type { Obj } from "../../src/emulator/store.ts";
 import { startToyServer, toyController, TOY_RESOURCES, widget } from "./toy-server.ts";
-import { digestOf } from "./world.ts";
+import { digestOf } from "../../src/emulator/world.ts";
 
 const START = new Date("2026-03-01T00:00:00Z");
 

@@ -111,6 +111,10 @@ test("the Dockerfile builds from files the .dockerignore lets through", () => {
     assert.ok(existsSync(source), `${source} does not exist`);
   }
   assert.match(dockerfile, /npm ci --omit=dev/);
+  // `npm ci` runs the package's `prepare` build, which needs the sources and the compiler: in the
+  // image the build runs once, explicitly, after the sources are copied.
+  for (const [line] of dockerfile.matchAll(/^RUN npm ci.*$/gm)) assert.match(line, /--ignore-scripts/, line);
+  assert.match(dockerfile, /^RUN npm run build$/m);
   assert.match(dockerfile, /^USER 1000:1000$/m, "runs as a numeric non-root user (runAsNonRoot can verify it)");
   assert.match(dockerfile, /^ENTRYPOINT \["node", "dist\/main\.js"\]$/m);
   assert.match(dockerfile, /^CMD \["serve"\]$/m);

@@ -6,8 +6,8 @@
  *
  * @packageDocumentation
  */
-import http from "node:http";
-import { formatTime } from "../../src/kube/time.ts";
+import { formatTime } from "../kube/time.ts";
+import { httpTransport, type HookTransport } from "./transport.ts";
 import { applyUpdate, withLastApplied } from "./merge.ts";
 import type { Scheduler } from "./scheduler.ts";
 import { DEFAULT_RESOURCES, labelsOf, matchesSelector, type LabelSelector, type ResourceInfo } from "./selectors.ts";
@@ -59,6 +59,9 @@ export interface SyncRecord {
 /** A hook endpoint: where the service listens right now (undefined while it is down). */
 export type BaseUrl = () => string | undefined;
 
+/** Where hook calls go: a base URL for real HTTP, or a transport (e.g. in process). */
+export type HookEndpoint = BaseUrl | { transport: HookTransport };
+
 interface HookConfig {
   path: string;
   version: "v1" | "v2";
@@ -86,13 +89,22 @@ export interface ControllerOptions {
   compositeController: Obj;
   store: Store;
   scheduler: Scheduler;
-  /** Base URL of the hook service; the path of each configured webhook URL is kept. */
-  baseUrl: BaseUrl;
+  /**
+   * The hook service: a base URL (the path of each configured webhook URL is kept) called over
+   * HTTP, or a transport that answers a path and a body.
+   */
+  hooks: HookEndpoint;
   faults?: ControllerFaults;
   /** Extra resource → kind entries (discovery). */
   resources?: Record<string, ResourceInfo>;
   /** Called after every sync pass. */
   onSync?: (record: SyncRecord) => void;
+  /**
+   * Keep every pass in {@link CompositeControllerEmulator.records} (requests and responses
+   * included). A long run that reads passes through `onSync` only turns it off to stay small.
+   * @default true
+   */
+  keepRecords?: boolean;
 }
 
 const GC_FINALIZERS = ["foregroundDeletion", "orphan"];
@@ -117,9 +129,10 @@ export class CompositeControllerEmulator {
   readonly #cc: Obj;
   readonly #store: Store;
   readonly #scheduler: Scheduler;
-  readonly #baseUrl: BaseUrl;
+  readonly #transport: HookTransport;
   readonly #faults: ControllerFaults | undefined;
   readonly #onSync: ((r: SyncRecord) => void) | undefined;
+  readonly #keepRecords: boolean;
   readonly #resources: Record<string, ResourceInfo>;
 
   // Work queue state (client-go workqueue semantics).
@@ -143,9 +156,10 @@ export class CompositeControllerEmulator {
     this.#cc = clone(cc);
     this.#store = options.store;
     this.#scheduler = options.scheduler;
-    this.#baseUrl = options.baseUrl;
+    this.#transport = typeof options.hooks === "function" ? httpTransport(options.hooks) : options.hooks.transport;
     this.#faults = options.faults;
     this.#onSync = options.onSync;
+    this.#keepRecords = options.keepRecords ?? true;
     this.#resources = { ...DEFAULT_RESOURCES, ...(options.resources ?? {}) };
     const spec = cc.spec ?? {};
     this.name = cc.metadata.name;
@@ -281,7 +295,7 @@ export class CompositeControllerEmulator {
       this.#processing.delete(key);
       if (this.#dirty.has(key)) this.#queue.push(key);
     }
-    this.records.push(record);
+    if (this.#keepRecords) this.records.push(record);
     this.#onSync?.(record);
     return true;
   }
@@ -664,11 +678,9 @@ export class CompositeControllerEmulator {
   // ---------------------------------------------------------------- HTTP (rule 15)
 
   async #post(hook: HookConfig, body: unknown): Promise<Obj> {
-    const base = this.#baseUrl();
-    if (!base) throw new Error(`Post "${hook.path}": dial tcp: connect: connection refused`);
-    let res: { status: number; retryAfter: string | undefined; text: string };
+    let res: { status: number; retryAfter?: string | undefined; text: string };
     try {
-      res = await postJson(base + hook.path, JSON.stringify(body), hook.timeoutMs);
+      res = await this.#transport(hook.path, body, hook.timeoutMs);
     } catch (err) {
       throw new Error(`Post "${hook.path}": ${err instanceof Error ? err.message : String(err)}`);
     }
@@ -705,26 +717,6 @@ export class CompositeControllerEmulator {
     if (r.finalized !== undefined && typeof r.finalized !== "boolean") throw new Error("finalized: not a boolean");
     return r;
   }
-}
-
-const agent = new http.Agent({ keepAlive: true, maxSockets: 4 });
-
-/** POST with a keep-alive agent (cheaper than fetch for tens of thousands of calls). */
-function postJson(url: string, body: string, timeoutMs: number): Promise<{ status: number; retryAfter: string | undefined; text: string }> {
-  return new Promise((resolve, reject) => {
-    const req = http.request(url, { method: "POST", agent, headers: { "content-type": "application/json", "content-length": Buffer.byteLength(body) } }, (res) => {
-      const chunks: Buffer[] = [];
-      res.on("data", (c: Buffer) => chunks.push(c));
-      res.on("end", () => {
-        const ra = res.headers["retry-after"];
-        resolve({ status: res.statusCode ?? 0, retryAfter: Array.isArray(ra) ? ra[0] : ra, text: Buffer.concat(chunks).toString("utf8") });
-      });
-      res.on("error", reject);
-    });
-    req.setTimeout(timeoutMs, () => req.destroy(new Error("Client.Timeout exceeded while awaiting headers")));
-    req.on("error", reject);
-    req.end(body);
-  });
 }
 
 function hookConfig(h: Obj): HookConfig {

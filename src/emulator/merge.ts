@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { canonicalJson } from "../../src/kube/names.ts";
+import { canonicalJson } from "../kube/names.ts";
 import { clone, jsonEqual, type Obj } from "./store.ts";
 
 /** Annotation holding the JSON of what Metacontroller last applied. */

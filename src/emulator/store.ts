@@ -9,7 +9,7 @@
  *
  * @packageDocumentation
  */
-import { formatTime } from "../../src/kube/time.ts";
+import { formatTime } from "../kube/time.ts";
 
 /** A Kubernetes object as stored (free-form JSON). */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any

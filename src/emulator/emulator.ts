@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { CompositeControllerEmulator, type BaseUrl, type ControllerFaults, type SyncRecord } from "./controller.ts";
+import { CompositeControllerEmulator, type ControllerFaults, type HookEndpoint, type SyncRecord } from "./controller.ts";
 import { Scheduler } from "./scheduler.ts";
 import type { ResourceInfo } from "./selectors.ts";
 import { ApiError, refOf, Store, type Obj } from "./store.ts";
@@ -53,13 +53,14 @@ export class Emulator {
   /**
    * Adds a CompositeController and starts it (all its parents are queued).
    * @param compositeController - e.g. `def.compositeController("http://hooks")` (only URL paths are used)
+   * @param hooks - the hook service: a base URL (real HTTP) or `{ transport }` (e.g. in process)
    */
-  addController(compositeController: Obj, baseUrl: BaseUrl, options: { faults?: ControllerFaults; resources?: Record<string, ResourceInfo> } = {}): CompositeControllerEmulator {
+  addController(compositeController: Obj, hooks: HookEndpoint, options: { faults?: ControllerFaults; resources?: Record<string, ResourceInfo>; keepRecords?: boolean } = {}): CompositeControllerEmulator {
     const c = new CompositeControllerEmulator({
       compositeController,
       store: this.store,
       scheduler: this.scheduler,
-      baseUrl,
+      hooks,
       ...options,
       onSync: (r) => {
         this.#syncs++;

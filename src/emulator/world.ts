@@ -10,8 +10,8 @@
  *
  * @packageDocumentation
  */
-import { sha256Hex } from "../../src/kube/names.ts";
-import { formatTime } from "../../src/kube/time.ts";
+import { sha256Hex } from "../kube/names.ts";
+import { formatTime } from "../kube/time.ts";
 import type { Scheduler } from "./scheduler.ts";
 import { ApiError, clone, groupOf, refOf, type Obj, type Store, type WatchEvent } from "./store.ts";
 

@@ -1,0 +1,96 @@
+/**
+ * `metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>] [-o table|json]`:
+ * the next slots of a schedule as the CronJob hook computes them, with daylight-saving marks.
+ *
+ * @packageDocumentation
+ */
+import { parseArgs } from "node:util";
+import { listSlots, zonedSchedule, type ListedSlot } from "../simulate/slots.ts";
+import { formatTime } from "../kube/time.ts";
+import { parseTimeArg } from "./time-args.ts";
+
+/** What to print where, and the exit code (0 done, 1 bad input, 2 usage error). */
+export interface CliOutcome {
+  exitCode: 0 | 1 | 2;
+  stdout: string;
+  stderr: string;
+}
+
+export const NEXT_USAGE = `Usage: metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>] [-o table|json]
+
+Lists the next slots of a CronJob schedule with the hook's own rules, marking slots that a
+daylight-saving change moved (a wall time that does not exist), merged (a wall time that happens
+twice, run once) or repeated (a wildcard job runs at both occurrences).
+
+  --time-zone <zone>   IANA zone, as spec.timeZone (default UTC)
+  -n, --count <n>      how many slots (default 10, at most 10000)
+  --from <time>        list slots after this time (default now); RFC 3339, or a date or time
+                       without offset, read as UTC
+  -o, --output <fmt>   table (default) or json
+`;
+
+const MAX_COUNT = 10_000;
+
+function usage(message: string): CliOutcome {
+  return { exitCode: 2, stdout: "", stderr: `metahooks next: ${message}\n\n${NEXT_USAGE}` };
+}
+
+/** Runs `metahooks next` over its arguments (everything after `next`). */
+export function runNext(args: string[], clock: () => Date): CliOutcome {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args,
+      allowPositionals: true,
+      options: {
+        "time-zone": { type: "string" },
+        count: { type: "string", short: "n" },
+        from: { type: "string" },
+        output: { type: "string", short: "o" },
+        help: { type: "boolean", short: "h" },
+      },
+    });
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) return { exitCode: 0, stdout: NEXT_USAGE, stderr: "" };
+  if (positionals.length !== 1) return usage(positionals.length === 0 ? "missing <schedule>" : `expected one schedule, got ${positionals.length} arguments (quote the schedule)`);
+  const output = values.output ?? "table";
+  if (output !== "table" && output !== "json") return usage(`--output must be table or json, got ${JSON.stringify(output)}`);
+  const countText = values.count ?? "10";
+  if (!/^\d+$/.test(countText) || Number(countText) < 1 || Number(countText) > MAX_COUNT) return usage(`--count must be a whole number from 1 to ${MAX_COUNT}, got ${JSON.stringify(countText)}`);
+  let from: Date;
+  let zs;
+  try {
+    from = values.from === undefined ? clock() : parseTimeArg(values.from, "--from");
+    zs = zonedSchedule(positionals[0]!, values["time-zone"] ?? "UTC");
+  } catch (err) {
+    return { exitCode: 1, stdout: "", stderr: `metahooks next: ${(err as Error).message}\n` };
+  }
+  const slots = listSlots(zs, from, { count: Number(countText) });
+  if (output === "json") {
+    const json = {
+      schedule: positionals[0],
+      timeZone: zs.zone,
+      from: formatTime(from),
+      slots: slots.map((s) => ({ time: formatTime(s.at), local: s.local, ...(s.mark ? { dst: s.mark, note: s.note } : {}) })),
+    };
+    return { exitCode: 0, stdout: JSON.stringify(json, null, 2) + "\n", stderr: "" };
+  }
+  const note = slots.length === 0 ? "(the schedule never fires after this time)\n" : "";
+  return { exitCode: 0, stdout: formatSlotTable(slots, zs.zone) + note, stderr: "" };
+}
+
+/** A plain-text table: number, UTC time, zone time, DST note. */
+export function formatSlotTable(slots: readonly ListedSlot[], zone: string): string {
+  const rows = slots.map((s, i) => [String(i + 1), formatTime(s.at), s.local, s.mark ? `${s.mark}: ${s.note}` : ""]);
+  return formatTable(["#", "UTC", zone, "DST"], rows);
+}
+
+/** Left-aligned columns separated by two spaces; trailing spaces trimmed. */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const all = [header, ...rows];
+  const widths = header.map((_, c) => Math.max(...all.map((r) => (r[c] ?? "").length)));
+  return all.map((r) => r.map((cell, c) => (c === r.length - 1 ? cell : cell.padEnd(widths[c]!))).join("  ").trimEnd()).join("\n") + "\n";
+}
