@@ -53,6 +53,10 @@ function stepOf(url: string, fn: string): Step {
     if (pkg === "croner") return "croner (schedule)";
     return "other libraries";
   }
+  // The listener reads and parses bodies itself (src/http/body.ts) and writes 200 answers with
+  // sendJson (src/http/listener.ts).
+  if (/\/src\/http\/body\.ts$/.test(url)) return "body read + JSON.parse";
+  if (/\/src\/http\/listener\.ts$/.test(url) && fn === "sendJson") return "JSON.stringify of the answer";
   if (/\/src\/controllers\//.test(url) || /\/src\/kube\//.test(url)) return "hook (src/controllers)";
   if (/\/src\/metacontroller\//.test(url)) return "runHook glue (src/metacontroller)";
   if (/\/src\/(http|admission)\//.test(url) || /\/src\/[^/]+\.ts$/.test(url)) return "HTTP layer (src/http, src/server.ts)";
