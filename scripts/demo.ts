@@ -6,7 +6,7 @@
  *
  * @packageDocumentation
  */
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { findController } from "../src/controllers/registry.ts";
 import type { SyncRecord } from "../src/emulator/controller.ts";
@@ -22,9 +22,7 @@ const out = (line = ""): void => {
 const hhmmss = (ms: number) => new Date(ms).toISOString().slice(11, 19);
 const pad = (s: string, n: number) => s.padEnd(n);
 
-function loadYaml(...paths: string[]): Obj {
-  const path = paths.find((p) => existsSync(p));
-  if (!path) throw new Error(`none of ${paths.join(", ")} exists`);
+function loadYaml(path: string): Obj {
   const obj = parse(readFileSync(path, "utf8")) as Obj;
   obj.metadata.namespace ??= "default";
   return obj;
@@ -95,7 +93,7 @@ function worldWords(e: WorldEvent): string {
 
 async function cronJobDay(): Promise<void> {
   const def = findController("cronjob");
-  const cronJob = loadYaml("examples/cronjob/cronjob-sample.yaml", "/work/shared/seed-samples/cronjob/batch_v1_cronjob.yaml");
+  const cronJob = loadYaml("examples/cronjob/cronjob-sample.yaml");
   out(`== 1. CronJob ${cronJob.metadata.name}: schedule "${cronJob.spec.schedule}", concurrencyPolicy ${cronJob.spec.concurrencyPolicy}, one simulated day ==`);
   if (!def) return out("   (the cronjob controller is not registered in this build: skipped)\n");
   const start = Date.parse("2026-06-01T09:00:20Z");
@@ -156,7 +154,7 @@ async function ciBuildToReady(): Promise<void> {
   const def = findController("cibuild");
   out(`== 2. CIBuild build-go (seed sample "go"): from kubectl apply to Ready ==`);
   if (!def) return out("   (the cibuild controller is not registered in this build: skipped)\n");
-  const cr = loadYaml("examples/cibuild/cibuild-go.yaml", "/work/shared/seed-samples/cibuild/cibuild-go.yaml");
+  const cr = loadYaml("examples/cibuild/cibuild-go.yaml");
   const start = Date.parse("2026-06-01T12:00:00Z");
   const emu: Emulator = new Emulator({
     start: new Date(start),

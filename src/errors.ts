@@ -55,3 +55,14 @@ export function toErrorBody(err: unknown, requestId: string): { status: number; 
     body: { error: "internal", message: "internal error; see the hook service logs", requestId },
   };
 }
+
+/**
+ * zod issues as one short line for a 422 message: at most five, each `path: message` (the
+ * admission and hook routes report a body that is not their request this way).
+ */
+export function formatIssues(error: { issues: ReadonlyArray<{ path: ReadonlyArray<PropertyKey>; message: string }> }): string {
+  return error.issues
+    .slice(0, 5)
+    .map((i) => `${i.path.length ? i.path.map(String).join(".") : "(root)"}: ${i.message}`)
+    .join("; ");
+}

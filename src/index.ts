@@ -14,7 +14,22 @@
  */
 export { runHook, formatDecisions, type HookName, type RunResult } from "./metacontroller/run-hook.ts";
 export { controllers, findController, configureControllers } from "./controllers/registry.ts";
-export type { ControllerDefinition, Decision, HookResult, SyncHook, CustomizeHook } from "./controllers/types.ts";
+export type {
+  Kind,
+  KindDeclaration,
+  ConfiguredKind,
+  ChildResource,
+  ParentResource,
+  KindOptions,
+  KindSchema,
+  ExplainInput,
+  Decision,
+  HookResult,
+  SyncHook,
+  CustomizeHook,
+} from "./controllers/types.ts";
+export { defineKind, groupKey } from "./controllers/define-kind.ts";
+export { writeDefaults, type SpecDefaults } from "./controllers/defaults.ts";
 export {
   SyncRequestSchema,
   SyncResponseSchema,

@@ -5,9 +5,8 @@
  *
  * @packageDocumentation
  */
-import { z } from "zod";
-import { internalError, invalidRequest } from "../errors.ts";
-import type { ControllerDefinition, SpecProblem } from "../controllers/types.ts";
+import { formatIssues, internalError, invalidRequest } from "../errors.ts";
+import type { Kind, SpecProblem } from "../controllers/types.ts";
 import type { KubeObject } from "../metacontroller/contract.ts";
 import {
   ADMISSION_API_VERSION,
@@ -39,14 +38,7 @@ export interface AdmissionOutcome {
   object?: string;
 }
 
-function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
-    .join("; ");
-}
-
-function parseReview(def: ControllerDefinition<any>, body: unknown): AdmissionRequest {
+function parseReview(def: Kind, body: unknown): AdmissionRequest {
   if (!def.admission) throw invalidRequest(`the ${def.name} controller has no admission support`);
   const parsed = AdmissionReviewRequestSchema.safeParse(body);
   if (!parsed.success) {
@@ -67,7 +59,7 @@ function objectKey(request: AdmissionRequest): string | undefined {
  * route does not serve (a misconfigured webhook must not break other kinds), and an object being
  * deleted (its finalizer removal must never be refused).
  */
-function skipReason(def: ControllerDefinition<any>, request: AdmissionRequest): SkipReason | undefined {
+function skipReason(def: Kind, request: AdmissionRequest): SkipReason | undefined {
   if (request.operation === "DELETE") return "Delete";
   if (request.operation === "CONNECT") return "Connect";
   if (request.subResource) return "Subresource";
@@ -81,7 +73,7 @@ function allow(request: AdmissionRequest, extra: Partial<AdmissionResponse> = {}
   return { apiVersion: ADMISSION_API_VERSION, kind: "AdmissionReview", response: { uid: request.uid, allowed: true, ...extra } };
 }
 
-function skipped(def: ControllerDefinition<any>, request: AdmissionRequest, reason: SkipReason, route: string): AdmissionOutcome {
+function skipped(def: Kind, request: AdmissionRequest, reason: SkipReason, route: string): AdmissionOutcome {
   const extra: Partial<AdmissionResponse> = {};
   if (reason === "OtherKind") {
     const { group, version, kind } = request.kind;
@@ -104,7 +96,7 @@ function problemKey(p: SpecProblem): string {
   return `${p.field}\u0000${p.reason}\u0000${p.message}`;
 }
 
-function callValidate(def: ControllerDefinition<any>, parent: KubeObject, oldParent?: KubeObject): SpecProblem[] {
+function callValidate(def: Kind, parent: KubeObject, oldParent?: KubeObject): SpecProblem[] {
   try {
     return def.admission!.validate(parent, oldParent);
   } catch (err) {
@@ -112,12 +104,36 @@ function callValidate(def: ControllerDefinition<any>, parent: KubeObject, oldPar
   }
 }
 
+/** A review to check: the object, the stored object on UPDATE, and an "allowed" outcome to start from. */
+interface OpenedReview {
+  request: AdmissionRequest;
+  object: KubeObject;
+  oldObject: KubeObject | undefined;
+  outcome: AdmissionOutcome;
+}
+
+/**
+ * The common start of both webhooks: parse the review, let through what is never checked (see
+ * {@link skipReason}), and read the object (and, on UPDATE, the stored one).
+ */
+function openReview(def: Kind, body: unknown, route: "validate" | "mutate"): OpenedReview | { done: AdmissionOutcome } {
+  const request = parseReview(def, body);
+  const skip = skipReason(def, request);
+  if (skip) return { done: skipped(def, request, skip, route) };
+  const object = requireObject(request);
+  const oldObject = request.operation === "UPDATE" ? (request.oldObject ?? undefined) : undefined;
+  const outcome: AdmissionOutcome = { review: allow(request), decision: "allowed" };
+  const key = objectKey(request);
+  if (key) outcome.object = key;
+  return { request, object, oldObject, outcome };
+}
+
 /**
  * The denial message: `<Kind>.<group> "<name>" is invalid: <field>: <message> (<Reason>); …`,
  * the shape kubectl users know from built-in validation. The apiserver prefixes it with
  * `admission webhook "<webhook>" denied the request: `.
  */
-export function formatDenial(def: ControllerDefinition<any>, name: string, problems: SpecProblem[]): string {
+export function formatDenial(def: Kind, name: string, problems: SpecProblem[]): string {
   const group = def.apiVersion.includes("/") ? def.apiVersion.slice(0, def.apiVersion.indexOf("/")) : "";
   const what = group ? `${def.kind}.${group}` : def.kind;
   const list = problems.map((p) => `${p.field}: ${p.message} (${p.reason})`).join("; ");
@@ -140,12 +156,10 @@ export function formatDenial(def: ControllerDefinition<any>, name: string, probl
  * @throws HookError 422 when the body is not an AdmissionReview v1 request (or the kind has no
  *   admission support); 500 when the kind's validation throws
  */
-export function validateAdmission(def: ControllerDefinition<any>, body: unknown): AdmissionOutcome {
-  const request = parseReview(def, body);
-  const skip = skipReason(def, request);
-  if (skip) return skipped(def, request, skip, "validate");
-  const object = requireObject(request);
-  const oldObject = request.operation === "UPDATE" ? (request.oldObject ?? undefined) : undefined;
+export function validateAdmission(def: Kind, body: unknown): AdmissionOutcome {
+  const opened = openReview(def, body, "validate");
+  if ("done" in opened) return opened.done;
+  const { request, object, oldObject, outcome } = opened;
   let problems = callValidate(def, object, oldObject);
   let forgiven: SpecProblem[] = [];
   if (oldObject && problems.length) {
@@ -153,9 +167,6 @@ export function validateAdmission(def: ControllerDefinition<any>, body: unknown)
     forgiven = problems.filter((p) => existing.has(problemKey(p)));
     problems = problems.filter((p) => !existing.has(problemKey(p)));
   }
-  const outcome: AdmissionOutcome = { review: allow(request), decision: "allowed" };
-  const key = objectKey(request);
-  if (key) outcome.object = key;
   if (problems.length === 0) {
     // Let through, but say so: kubectl prints warnings, and the object still will not run.
     if (forgiven.length) {
@@ -208,7 +219,7 @@ function pointerExists(doc: unknown, pointer: string): boolean {
  * build hash, so a late default would start a rebuild. An object created with the webhook keeps
  * its defaults even when a server-side apply drops them.
  */
-export function defaultsPatch(def: ControllerDefinition<any>, object: KubeObject, oldObject?: KubeObject): AddOperation[] {
+export function defaultsPatch(def: Kind, object: KubeObject, oldObject?: KubeObject): AddOperation[] {
   const spec = (object as { spec?: unknown }).spec;
   if (spec === undefined || spec === null) return [];
   // Cloning and diffing recurse once per level: an object past the nesting bound gets no patch
@@ -237,16 +248,11 @@ export function defaultsPatch(def: ControllerDefinition<any>, object: KubeObject
  * @throws HookError 422 when the body is not an AdmissionReview v1 request; 500 when the kind's
  *   defaulting throws
  */
-export function mutateAdmission(def: ControllerDefinition<any>, body: unknown): AdmissionOutcome {
-  const request = parseReview(def, body);
-  const skip = skipReason(def, request);
-  if (skip) return skipped(def, request, skip, "mutate");
-  const object = requireObject(request);
-  const oldObject = request.operation === "UPDATE" ? (request.oldObject ?? undefined) : undefined;
+export function mutateAdmission(def: Kind, body: unknown): AdmissionOutcome {
+  const opened = openReview(def, body, "mutate");
+  if ("done" in opened) return opened.done;
+  const { object, oldObject, outcome } = opened;
   const ops = defaultsPatch(def, object, oldObject);
-  const outcome: AdmissionOutcome = { review: allow(request), decision: "allowed" };
-  const key = objectKey(request);
-  if (key) outcome.object = key;
   if (ops.length === 0) return outcome;
   outcome.review.response.patchType = "JSONPatch";
   outcome.review.response.patch = Buffer.from(JSON.stringify(ops), "utf8").toString("base64");

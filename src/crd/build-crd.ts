@@ -6,6 +6,7 @@
  */
 import type { z } from "zod";
 import { toStructuralSchema, type SchemaNode } from "./structural.ts";
+import { describeDefaults, type SpecDefaults } from "../controllers/defaults.ts";
 
 /** A printer column (`kubectl get` output). */
 export interface PrinterColumn {
@@ -14,6 +15,14 @@ export interface PrinterColumn {
   jsonPath: string;
   description?: string;
   priority?: number;
+}
+
+/** One CEL rule on the spec (`x-kubernetes-validations`). */
+export interface CelRule {
+  rule: string;
+  message: string;
+  messageExpression?: string;
+  fieldPath?: string;
 }
 
 /** What a CRD needs besides the schemas. */
@@ -29,8 +38,10 @@ export interface CrdOptions {
   status: z.ZodType;
   printerColumns: PrinterColumn[];
   /** Validation rules on the spec (CEL), added to `spec`'s `x-kubernetes-validations`. */
-  specValidations?: Array<{ rule: string; message: string; messageExpression?: string; fieldPath?: string }>;
+  specValidations?: CelRule[];
   description?: string;
+  /** The kind's defaults table: each defaulted field's description gets `Default: <value>.` */
+  defaults?: SpecDefaults;
 }
 
 /**
@@ -38,6 +49,7 @@ export interface CrdOptions {
  */
 export function buildCrd(options: CrdOptions): Record<string, unknown> {
   const spec: SchemaNode = toStructuralSchema(options.spec);
+  if (options.defaults) describeDefaults(spec, options.defaults);
   if (options.specValidations?.length) spec["x-kubernetes-validations"] = options.specValidations;
   const status: SchemaNode = toStructuralSchema(options.status);
   const openAPIV3Schema: SchemaNode = {

@@ -5,10 +5,14 @@
  * chart's templates fill in). `npm run generate` writes them; tests render them again in memory and fail
  * on drift.
  *
+ * Build-time only: `yaml` is a devDependency, and nothing `serve`, the CLI or the library entry
+ * point loads imports this module (test/explain/import-graph.test.ts checks it).
+ *
  * @packageDocumentation
  */
 import { Document, parse, visit, Scalar } from "yaml";
 import { controllers } from "../controllers/registry.ts";
+import type { Kind } from "../controllers/types.ts";
 
 /** The in-cluster base URL of the hook Service used by the kustomize manifests. */
 export const DEFAULT_HOOK_BASE_URL = "http://metahooks.metahooks.svc:8080";
@@ -53,10 +57,10 @@ export function toYaml(object: unknown): string {
  * Every generated file, as `relative path → content`.
  * @param hookBaseUrl - where the CompositeControllers send hooks
  */
-export function renderManifests(hookBaseUrl = DEFAULT_HOOK_BASE_URL): Map<string, string> {
+export function renderManifests(hookBaseUrl = DEFAULT_HOOK_BASE_URL, kinds: ReadonlyArray<Kind> = controllers): Map<string, string> {
   const files = new Map<string, string>();
   const resources: string[] = [];
-  for (const def of controllers) {
+  for (const def of kinds) {
     const crd = def.crd() as { metadata: { name: string } };
     const crdPath = `crds/${crd.metadata.name}.yaml`;
     files.set(crdPath, toYaml(crd));
@@ -89,12 +93,12 @@ export const CHART_CRDS_DIR = "files/crds";
  *   the chart's own Service URL and applies the hook values (timeout, version, auth, TLS), so the
  *   rest of the spec (parent, children, update strategies, hooks present) comes from the code.
  */
-export function renderChartFiles(): Map<string, string> {
+export function renderChartFiles(kinds: ReadonlyArray<Kind> = controllers): Map<string, string> {
   const files = new Map<string, string>();
-  for (const [path, content] of renderManifests()) {
+  for (const [path, content] of renderManifests(DEFAULT_HOOK_BASE_URL, kinds)) {
     if (path.startsWith("crds/")) files.set(`${CHART_CRDS_DIR}/${path.slice("crds/".length)}`, content);
   }
-  for (const def of controllers) {
+  for (const def of kinds) {
     const controller = def.compositeController(PLACEHOLDER_BASE_URL) as { spec?: { hooks?: Record<string, HookSpec> } };
     for (const [name, hook] of Object.entries(controller.spec?.hooks ?? {})) {
       const url = hook.webhook?.url;

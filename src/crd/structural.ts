@@ -2,7 +2,7 @@
  * zod schema → Kubernetes structural openAPIV3Schema.
  *
  * `z.toJSONSchema` with `target: "openapi-3.0", io: "input"` is almost structural; this pass fixes
- * the rest (ecosystem.md §1.3): unknown values become `x-kubernetes-preserve-unknown-fields`,
+ * the rest: unknown values become `x-kubernetes-preserve-unknown-fields`,
  * string|int unions become `x-kubernetes-int-or-string`, loose objects lose the forbidden
  * `properties` + `additionalProperties` pair, and keys the apiserver rejects are dropped.
  *

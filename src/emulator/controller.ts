@@ -1,7 +1,7 @@
 /**
  * One CompositeController, emulated the way Metacontroller v4.17 runs it with dynamic apply
- * (metacontroller-contract.md §10 rules 5–22; §2.3 merge, §2.4 label check, §2.6 deletes, §3
- * finalize, §5 update strategies, §6.1–6.2 HTTP semantics and triggers, §7 customize/related).
+ * (docs/metacontroller-loop.md: queue and triggers, then one sync of a parent step by step: finalizer, claim, hook
+ * call, label check, child writes by update strategy, status; customize and related objects).
  * Hooks are called over real HTTP.
  *
  * @packageDocumentation
@@ -208,14 +208,14 @@ export class CompositeControllerEmulator {
     return this.#queue.length;
   }
 
-  /** Adds a parent key (`namespace/name`) to the queue, de-duplicated (rule 5). */
+  /** Adds a parent key (`namespace/name`) to the queue, de-duplicated (one pass per burst of events). */
   enqueue(key: string): void {
     if (!this.#running || this.#dirty.has(key)) return;
     this.#dirty.add(key);
     if (!this.#processing.has(key)) this.#queue.push(key);
   }
 
-  /** Adds a key after a delay; of several pending delays for one key the earliest wins (rule 7). */
+  /** Adds a key after a delay; of several pending delays for one key the earliest wins, as Metacontroller's rate-limited queue does. */
   enqueueAfter(key: string, delayMs: number): void {
     if (!this.#running) return;
     if (delayMs <= 0) return this.enqueue(key);
@@ -253,7 +253,7 @@ export class CompositeControllerEmulator {
     this.#previousSnapshot = undefined;
   }
 
-  /** Starts (or restarts) the controller: every parent is synced (rule 6). */
+  /** Starts (or restarts) the controller: every parent is synced, as after Metacontroller's informers sync. */
   start(): void {
     this.#running = true;
     this.enqueueAll();
@@ -308,7 +308,7 @@ export class CompositeControllerEmulator {
     });
   }
 
-  // ---------------------------------------------------------------- triggers (rule 6)
+  // ---------------------------------------------------------------- triggers: which events queue which parent
 
   #isParent(obj: Obj): boolean {
     return obj.kind === this.parent.kind && groupOf(obj.apiVersion) === groupOf(this.parent.apiVersion);
@@ -400,7 +400,7 @@ export class CompositeControllerEmulator {
   async #sync(key: string, record: SyncRecord): Promise<void> {
     const store = this.#store;
     const f = this.#faults;
-    // Stale cache (rule 24): reads come from the previous sync's snapshot.
+    // Stale cache: reads come from the previous sync's snapshot (informers lag behind writes).
     const current = store.snapshot();
     let view = current;
     if (f?.staleCacheRate && this.#previousSnapshot && f.rng() < f.staleCacheRate) {
@@ -410,10 +410,10 @@ export class CompositeControllerEmulator {
     this.#previousSnapshot = current;
     const pref = this.#parentRef(key);
     let P = view.get(storeKey(pref));
-    if (!P) return; // rule 8
-    // rule 9
+    if (!P) return; // the parent is gone: nothing to do
+    // Outside parentResource.labelSelector and without our finalizer: not ours to sync.
     if (this.#failsParentSelector(P) && !this.#hasF(P)) return;
-    // rule 10: finalizer sync
+    // The finalizer first: with a finalize hook it must be on before any child is created.
     const hasFinalizeHook = this.hooks.finalize !== undefined;
     const target = `${this.parent.kind} ${key}`;
     if (hasFinalizeHook && !this.#hasF(P) && !P.metadata.deletionTimestamp) {
@@ -428,11 +428,11 @@ export class CompositeControllerEmulator {
     if (!store.peek(pref)) return;
     if (this.#failsParentSelector(P!) && !this.#hasF(P!)) return;
     const parent = P!;
-    // rule 11
+    // Selector: controller-uid with generateSelector, else spec.selector.
     const selector = this.#selectorOf(parent);
     if (!selector) throw new Error(`${target}: spec.selector must have matchLabels or matchExpressions`);
     const deleting = Boolean(parent.metadata.deletionTimestamp);
-    // rule 12: claim
+    // Claim: observe controlled matching children, release non-matching ones, adopt orphans.
     const observed = new Map<string, Obj>(); // key: apiVersion|Kind|ns/name
     const childrenMap: Record<string, Record<string, Obj>> = {};
     for (const rule of this.children) {
@@ -460,13 +460,13 @@ export class CompositeControllerEmulator {
         observed.set(identity(rule.apiVersion, rule.kind, nsName), child);
       }
     }
-    // Related objects (customize hook, §7).
+    // Related objects (the customize hook's rules).
     const related = await this.#related(parent, key, view);
-    // rule 13
+    // The finalize hook runs while the parent is being deleted (or left the label selector).
     const finalizing = hasFinalizeHook && (deleting || this.#failsParentSelector(parent));
     const hook = finalizing ? this.hooks.finalize! : this.hooks.sync;
     record.hook = finalizing ? "finalize" : "sync";
-    // rule 14
+    // Every declared child group is sent, empty ones included.
     const request = {
       controller: { metadata: this.#cc.metadata, spec: this.#cc.spec, status: {} },
       parent,
@@ -475,31 +475,31 @@ export class CompositeControllerEmulator {
       finalizing,
     };
     record.request = request;
-    // rule 15
+    // 429 waits for Retry-After; anything but a valid 200 answer is a sync error with backoff.
     const response = await this.#call(hook, request);
     if (f?.hookResponseLossRate && f.rng() < f.hookResponseLossRate) {
       throw new Error(`injected: hook response lost (Client.Timeout exceeded)`);
     }
     record.response = response;
-    // rule 16
+    // No children means none; a child without a namespace gets the parent's.
     const desiredList: Obj[] = (response.children ?? []).map((c: Obj) => {
       const d = c; // freshly parsed JSON: ours to change
       d.metadata ??= {};
       if (!d.metadata.namespace && parent.metadata.namespace) d.metadata.namespace = parent.metadata.namespace;
       return d;
     });
-    // rule 17
+    // resyncAfterSeconds > 0 schedules the next call.
     if (typeof response.resyncAfterSeconds === "number" && response.resyncAfterSeconds > 0) {
       this.enqueueAfter(key, response.resyncAfterSeconds * 1000);
     }
-    // rule 18
+    // finalized: true removes our finalizer (which may remove the parent).
     let P2 = parent;
     if (response.finalized === true && this.#hasF(parent)) {
       P2 = this.#write(record, "remove-finalizer", target, false, () =>
         store.patch(pref, (o) => (o.metadata.finalizers = (o.metadata.finalizers ?? []).filter((x: string) => x !== this.finalizer))),
       );
     }
-    // rule 19
+    // A desired child that does not match the selector fails the whole sync, before any write.
     const desired = new Map<string, Obj>();
     for (const d of desiredList) {
       if (this.generateSelector) {
@@ -513,12 +513,12 @@ export class CompositeControllerEmulator {
         throw new Error(`labels on desired child ${d.kind} ${d.metadata.name} don't match parent selector`);
       }
     }
-    // rule 20
+    // Children are managed unless the parent is being deleted and no finalizer of ours holds it.
     const errors: string[] = [];
     const gcFinalizer = (P2.metadata.finalizers ?? []).some((x: string) => GC_FINALIZERS.includes(x));
     const manage = !P2.metadata.deletionTimestamp || (hasFinalizeHook && this.#hasF(P2) && !gcFinalizer);
     if (manage) this.#manageChildren(record, parent, observed, desired, errors);
-    // rule 21: status, even when children failed
+    // Status is written even when child writes failed (they make the sync an error afterwards).
     const newStatus = { ...(response.status ?? {}) } as Obj;
     newStatus.observedGeneration = P2.metadata.generation;
     const live = store.peek(pref);
@@ -529,7 +529,7 @@ export class CompositeControllerEmulator {
         if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
       }
     }
-    // rule 22
+    // Failed child writes: a sync error, hence backoff.
     if (errors.length) throw new Error(`children: ${errors.join("; ")}`);
   }
 
@@ -607,7 +607,7 @@ export class CompositeControllerEmulator {
     }
   }
 
-  /** Uniform map (`ns/name`) → the map the hook version sends (§1.3). */
+  /** Uniform map (`ns/name`) → the map the hook version sends (v1: `name`, v2: `namespace/name`). */
   #convert(map: Record<string, Record<string, Obj>>, version: "v1" | "v2", parent: Obj): Record<string, Record<string, Obj>> {
     if (version === "v2") return map;
     const out: Record<string, Record<string, Obj>> = {};
@@ -628,7 +628,7 @@ export class CompositeControllerEmulator {
     return out;
   }
 
-  // ---------------------------------------------------------------- customize (§7)
+  // ---------------------------------------------------------------- customize and related objects
 
   async #related(parent: Obj, key: string, view: Map<string, Obj>): Promise<Record<string, Record<string, Obj>>> {
     const hook = this.hooks.customize;
@@ -675,7 +675,7 @@ export class CompositeControllerEmulator {
     return rule.namespace !== undefined;
   }
 
-  // ---------------------------------------------------------------- HTTP (rule 15)
+  // ---------------------------------------------------------------- HTTP: the hook call
 
   async #post(hook: HookConfig, body: unknown): Promise<Obj> {
     let res: { status: number; retryAfter?: string | undefined; text: string };

@@ -21,7 +21,7 @@ export interface EmulatorOptions {
   world?: Omit<WorldOptions, "store" | "scheduler">;
 }
 
-/** Raised when the loop keeps syncing without reaching a fixed point (rule 23). */
+/** Raised when the loop keeps syncing without reaching a fixed point (a status or child write loop). */
 export class NoFixedPointError extends Error {}
 
 /** The emulated cluster plus Metacontroller. */
@@ -132,7 +132,7 @@ export class Emulator {
   }
 
   /**
-   * Runs queued syncs without moving the clock (rule 23 quiescence helper).
+   * Runs queued syncs without moving the clock, until nothing is left to do (a fixed point).
    * @returns the number of passes until every queue was empty
    * @throws NoFixedPointError when `maxSyncs` passes did not empty the queues
    */

@@ -1,6 +1,6 @@
 /**
  * Metacontroller's client-side "dynamic apply": a three-way merge of the observed object, the
- * last-applied configuration and the desired object (metacontroller-contract.md §2.3; behaviour of
+ * last-applied configuration and the desired object (the behaviour of
  * `Merge`/`merge`/`mergeObject`/`mergeArray`/`detectListMapKey` in Metacontroller's
  * pkg/dynamic/apply/apply.go, re-implemented from the description, not copied).
  *
@@ -110,7 +110,7 @@ export function withLastApplied(desired: Obj): Obj {
 }
 
 /**
- * What dynamic apply would write for an observed child and its desired form (rule 20c): the
+ * What dynamic apply would write for an observed child and its desired form: the
  * three-way merge, with system metadata and `.status` reverted to the observed values and the
  * last-applied annotation refreshed.
  *

@@ -1,6 +1,6 @@
 /**
  * An in-memory Kubernetes API server, just faithful enough for the CompositeController loop
- * (metacontroller-contract.md §10 rules 1–4): uid, resourceVersion, generation, finalizers,
+ * (docs/metacontroller-loop.md, "The API server"): uid, resourceVersion, generation, finalizers,
  * ownerReferences, deletionTimestamp, a background garbage collector, and the immutable fields
  * of Jobs and Deployments.
  *
@@ -95,7 +95,7 @@ export interface DeleteOptions {
 
 /**
  * The object store. Writes emit watch events synchronously to every listener; a write that
- * changes nothing bumps nothing and emits nothing (rule 1).
+ * changes nothing bumps nothing and emits nothing (or the loop would never settle).
  */
 export class Store {
   #objects = new Map<string, Obj>();
@@ -270,7 +270,7 @@ export class Store {
   }
 
   /**
-   * Background garbage collection (rule 3): dependents in the owner's namespace (or anywhere for a
+   * Background garbage collection: dependents in the owner's namespace (or anywhere for a
    * cluster-scoped owner) whose ownerReferences point at the removed uid are deleted once no
    * other owner of theirs still exists; otherwise the dangling reference is dropped.
    */
@@ -304,7 +304,7 @@ export class Store {
 }
 
 /**
- * Field immutability the real API server enforces and that matters for hooks (rule 4):
+ * Field immutability the real API server enforces and that matters for hooks:
  * a batch/v1 Job's `spec.template` and `spec.selector`, an apps/v1 Deployment's `spec.selector`.
  */
 function checkImmutable(live: Obj, next: Obj): void {

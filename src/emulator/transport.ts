@@ -86,7 +86,7 @@ export function inProcessTransport(controllers: readonly ConfiguredController[],
     if (options.down?.()) throw new Error("dial tcp: connect: connection refused");
     const [, hook, kind] = path.split("/");
     const configured = controllers.find((c) => c.def.name === kind);
-    const hooks: string[] = configured?.def.customize ? ["sync", "finalize", "customize"] : ["sync", "finalize"];
+    const hooks: string[] = configured?.def.hasCustomize ? ["sync", "finalize", "customize"] : ["sync", "finalize"];
     if (!configured || !hooks.includes(hook ?? "")) {
       return { status: 404, text: JSON.stringify({ error: "not_found", message: `no route for POST ${path}`, requestId: "in-process" }) };
     }

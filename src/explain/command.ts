@@ -19,9 +19,9 @@ import type { ConfiguredController } from "../controllers/registry.ts";
 export const EXPLAIN_USAGE = `Usage: metahooks explain <kind> <name> [-n <namespace>] [-o json] [--kubeconfig <file>] [--context <name>] [--now <time>]
 
 Reads the parent, its children and related objects from the cluster (read-only), runs the hook
-locally, and prints what it would do now: for a CronJob the last and next run in its zone and why
-the last slot was skipped; for a CIBuild the build phase and its failure reason; the children
-that would be created or deleted. -o json prints the raw hook response instead.
+locally, and prints what it would do now: what the kind reports about the parent (e.g. the next
+run and why a slot was skipped, or the build phase and why it failed), its conditions, and the
+children that would be created or deleted. -o json prints the raw hook response instead.
 `;
 
 /** What the command writes and its exit code. */

@@ -10,7 +10,8 @@
  *
  * @packageDocumentation
  */
-import type { ControllerDefinition } from "../controllers/types.ts";
+import type { Kind } from "../controllers/types.ts";
+import { groupKey } from "../controllers/define-kind.ts";
 import type { KubeObject, ObjectMap, SyncRequestInput } from "../metacontroller/contract.ts";
 import { CustomizeResponseSchema, KubeObjectSchema } from "../metacontroller/contract.ts";
 import { resourcePath, type KubeReader } from "./kube-reader.ts";
@@ -44,22 +45,6 @@ export function formatLabelSelector(selector: LabelSelector): string {
   return parts.join(",");
 }
 
-/** The plural resource name of the kind's CRD (`spec.names.plural`). */
-export function parentResource(def: ControllerDefinition<any>): string {
-  const crd = def.crd() as { spec?: { names?: { plural?: string } } };
-  const plural = crd.spec?.names?.plural;
-  if (!plural) throw new Error(`the ${def.name} CRD has no spec.names.plural`);
-  return plural;
-}
-
-function controllerSpec(def: ControllerDefinition<any>): { childResources: ResourceRule[]; generateSelector: boolean } {
-  // The URL is irrelevant here; we only read the resource rules.
-  const cc = def.compositeController("http://explain.invalid") as {
-    spec?: { childResources?: ResourceRule[]; generateSelector?: boolean };
-  };
-  return { childResources: cc.spec?.childResources ?? [], generateSelector: cc.spec?.generateSelector ?? false };
-}
-
 /** Kind of the items of a list answer: `JobList` → `Job`. */
 function itemKind(list: { kind?: unknown }): string | undefined {
   return typeof list.kind === "string" && list.kind.endsWith("List") ? list.kind.slice(0, -"List".length) : undefined;
@@ -89,36 +74,16 @@ async function listObjects(
   });
 }
 
-function groupKey(obj: KubeObject, rule: ResourceRule): string {
-  return `${obj.kind}.${rule.apiVersion}`;
-}
-
 function controllerUid(obj: KubeObject): string | undefined {
   const refs = (obj.metadata.ownerReferences ?? []) as Array<{ controller?: boolean; uid?: string }>;
   return refs.find((r) => r.controller === true)?.uid;
 }
 
-/** The parent's child selector: `controller-uid=<uid>` with generateSelector, else `spec.selector`. */
-function childSelector(parent: KubeObject, generateSelector: boolean): string {
-  if (generateSelector) {
-    if (!parent.metadata.uid) throw new Error("the parent has no metadata.uid");
-    return `controller-uid=${parent.metadata.uid}`;
-  }
-  const selector = (parent as { spec?: { selector?: LabelSelector } }).spec?.selector;
-  if (!selector) throw new Error("the parent has no spec.selector and the controller does not generate one");
-  return formatLabelSelector(selector);
+/** The parent's child selector: every generated CompositeController has `generateSelector: true`. */
+function childSelector(parent: KubeObject): string {
+  if (!parent.metadata.uid) throw new Error("the parent has no metadata.uid");
+  return `controller-uid=${parent.metadata.uid}`;
 }
-
-/** Kind names of the child groups, for empty groups (Metacontroller sends every group). */
-const KNOWN_KINDS: Record<string, string> = {
-  jobs: "Job",
-  deployments: "Deployment",
-  services: "Service",
-  pods: "Pod",
-  configmaps: "ConfigMap",
-  secrets: "Secret",
-  statefulsets: "StatefulSet",
-};
 
 /** What {@link gatherHookRequest} found, besides the request itself. */
 export interface GatheredRequest {
@@ -138,32 +103,30 @@ export interface GatheredRequest {
  * @throws Error when the API answers an error or the kind's customize hook throws
  */
 export async function gatherHookRequest(
-  def: ControllerDefinition<any>,
+  def: Kind,
   reader: KubeReader,
   namespace: string,
   name: string,
   options?: unknown,
 ): Promise<GatheredRequest | undefined> {
-  const raw = await reader.get(resourcePath(def.apiVersion, parentResource(def), namespace, name));
+  const raw = await reader.get(resourcePath(def.apiVersion, def.declaration.parent.plural, namespace, name));
   if (raw === undefined) return undefined;
   const parent = KubeObjectSchema.parse({ apiVersion: def.apiVersion, kind: def.kind, ...(raw as object) });
-  const { childResources, generateSelector } = controllerSpec(def);
 
+  // Metacontroller sends every declared group, empty ones included.
   const children: ObjectMap = {};
-  const selector = childSelector(parent, generateSelector);
-  for (const rule of childResources) {
-    const objects = await listObjects(reader, rule, namespace, selector);
-    const fallbackKind = KNOWN_KINDS[rule.resource] ?? rule.resource;
-    children[`${fallbackKind}.${rule.apiVersion}`] ??= {};
-    for (const obj of objects) {
+  const selector = childSelector(parent);
+  for (const child of def.declaration.children) {
+    const group: Record<string, KubeObject> = (children[groupKey(child)] = {});
+    for (const obj of await listObjects(reader, child, namespace, selector)) {
       const owner = controllerUid(obj);
       if (owner !== undefined && owner !== parent.metadata.uid) continue;
-      (children[groupKey(obj, rule)] ??= {})[obj.metadata.name] = obj;
+      group[obj.metadata.name] = obj;
     }
   }
 
   const related: ObjectMap = {};
-  if (def.customize) {
+  if (def.hasCustomize) {
     const rules = CustomizeResponseSchema.parse(def.customize({ parent }, options)).relatedResources;
     for (const rule of rules) {
       const ns = rule.namespace ?? namespace;
@@ -177,7 +140,7 @@ export async function gatherHookRequest(
       } else {
         objects = await listObjects(reader, rule, ns, rule.labelSelector ? formatLabelSelector(rule.labelSelector as LabelSelector) : undefined);
       }
-      for (const obj of objects) (related[groupKey(obj, rule)] ??= {})[obj.metadata.name] = obj;
+      for (const obj of objects) (related[groupKey({ kind: obj.kind, apiVersion: rule.apiVersion })] ??= {})[obj.metadata.name] = obj;
     }
   }
 

@@ -3,7 +3,7 @@
  *
  * `@kubernetes/client-node` is only used to load the kubeconfig and turn it into TLS options and
  * auth headers (client certificates, tokens, exec plugins, proxies). It is imported dynamically
- * here, so `metahooks serve` never loads it (about 1 s and 60 MB, ecosystem.md §1.4). Objects are
+ * here, so `metahooks serve` never loads it (it costs about 1 s and 60 MB at start-up). Objects are
  * never passed through its ObjectSerializer: that drops unknown fields and turns timestamps into
  * Dates; we read the wire JSON as is.
  *
@@ -39,7 +39,7 @@ export interface KubeconfigOptions {
 }
 
 /** The API base path of an apiVersion: `v1` → `/api/v1`, `batch/v1` → `/apis/batch/v1`. */
-export function apiBasePath(apiVersion: string): string {
+function apiBasePath(apiVersion: string): string {
   return apiVersion.includes("/") ? `/apis/${apiVersion}` : `/api/${apiVersion}`;
 }
 

@@ -159,7 +159,7 @@ export function createApp(options: AppOptions): express.Express {
       });
 
       for (const { def, options: kindOptions } of options.controllers) {
-        const hooks: HookName[] = def.customize ? ["sync", "finalize", "customize"] : ["sync", "finalize"];
+        const hooks: HookName[] = def.hasCustomize ? ["sync", "finalize", "customize"] : ["sync", "finalize"];
         for (const hook of hooks) {
           app.post(`/${hook}/${def.name}`, track(def.name, hook), guard, readJson, admit, (req: Request, res: Response) => {
             // The budget timer answered while the body was arriving: nothing more to say.

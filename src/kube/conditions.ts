@@ -3,17 +3,26 @@
  *
  * @packageDocumentation
  */
+import { z } from "zod";
 import { formatTime } from "./time.ts";
 
-/** A metav1.Condition. `reason` is CamelCase; times are RFC 3339. */
-export interface Condition {
-  type: string;
-  status: "True" | "False" | "Unknown";
-  reason: string;
-  message: string;
-  lastTransitionTime: string;
-  observedGeneration?: number;
-}
+/**
+ * A metav1.Condition, the one schema every kind's status uses: `reason` is CamelCase and
+ * `lastTransitionTime` an RFC 3339 time (the CRDs say `format: date-time`, as upstream does, so a
+ * status carrying anything else would be refused; reading a previous status therefore drops
+ * conditions that do not match instead of carrying them forward).
+ */
+export const ConditionSchema = z.object({
+  type: z.string(),
+  status: z.enum(["True", "False", "Unknown"]),
+  reason: z.string(),
+  message: z.string(),
+  lastTransitionTime: z.iso.datetime({ offset: true }),
+  observedGeneration: z.int().optional(),
+});
+
+/** A metav1.Condition. */
+export type Condition = z.infer<typeof ConditionSchema>;
 
 /** A condition as a hook computes it, before its transition time is known. */
 export type ConditionInput = Omit<Condition, "lastTransitionTime">;
@@ -27,7 +36,7 @@ export type ConditionInput = Omit<Condition, "lastTransitionTime">;
  * @param next - the condition computed by this call
  * @param now - the clock of this call
  */
-export function withTransitionTime(previous: unknown, next: ConditionInput, now: Date): Condition {
+function withTransitionTime(previous: unknown, next: ConditionInput, now: Date): Condition {
   const old = Array.isArray(previous)
     ? (previous as Array<Partial<Condition>>).find((c) => c && typeof c === "object" && c.type === next.type)
     : undefined;

@@ -27,15 +27,15 @@ export function sha256Hex(value: string): string {
 
 /**
  * A deterministic DNS-1123 label derived from `s`, at most `max` characters
- * (cibuild-api.md §7.4, with one deliberate deviation):
+ * (docs/cibuild.md, "Build hash and names"):
  * 1. lowercase and replace every character outside `[a-z0-9-]` with `-`;
  * 2. if nothing was replaced and that fits in `max`, trim leading and trailing `-` and return it;
  * 3. else the first `max - 9` characters with trailing `-` trimmed, `-`, and the first 8 hex
  *    characters of SHA-256 of the original `s`.
  *
- * Deviation: §7.4 returns the cleaned text whenever it fits, so the legal names `my.app` and
- * `my-app` both became `my-app` and two CIBuilds would fight over one Job, Deployment and Service.
- * A replaced character now always takes the hashed form (`my.app` → `my-app-<8 hex>`). Names of
+ * Why step 2 requires that nothing was replaced: returning the cleaned text whenever it fits would
+ * turn the legal names `my.app` and `my-app` both into `my-app`, and two CIBuilds would fight over
+ * one Job, Deployment and Service. A replaced character always takes the hashed form (`my.app` → `my-app-<8 hex>`). Names of
  * only `[a-z0-9-]` (every seed sample) are unchanged.
  *
  * @param s - any string (a parent name, `"deploy-" + name`, …)
@@ -48,8 +48,8 @@ export function boundedName(s: string, max = 63): string {
 }
 
 /**
- * JSON with object keys sorted at every depth and no whitespace (cibuild-api.md §7.4
- * `canonicalJSON`); arrays keep their order, scalars serialize as JSON.stringify does.
+ * JSON with object keys sorted at every depth and no whitespace, so equal specs hash equal
+ * whatever their key order; arrays keep their order, scalars serialize as JSON.stringify does.
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";

@@ -3,7 +3,24 @@
  *
  * @packageDocumentation
  */
+import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
 import type { KubeObject } from "../metacontroller/contract.ts";
+
+/** What every child we build has: the fields Metacontroller needs to key it. */
+export interface TypedObject {
+  apiVersion: string;
+  kind: string;
+  metadata: ObjectMeta & { name: string };
+}
+
+/**
+ * A child built with the Kubernetes model types (`kubernetes-types`, e.g. `Job`) as the loose
+ * wire type hook responses carry. The one place the typed builders meet `KubeObject`: the model
+ * interfaces have no index signature, so TypeScript cannot see that they are plain JSON objects.
+ */
+export function asKubeObject<T extends TypedObject>(object: T): KubeObject {
+  return object as unknown as KubeObject;
+}
 
 /**
  * An observed child in apply form, to keep it exactly as it is when we must not change anything

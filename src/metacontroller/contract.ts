@@ -72,7 +72,7 @@ export const ObjectMapSchema = nullPrototypeRecord(nullPrototypeRecord(KubeObjec
 export type ObjectMap = z.infer<typeof ObjectMapSchema>;
 
 /** The parent object: like any object, but `metadata.uid` and `spec` are always present in practice. */
-export const ParentSchema = KubeObjectSchema;
+const ParentSchema = KubeObjectSchema;
 
 /**
  * Body of a sync or finalize hook request (`finalizing` tells them apart).
@@ -119,7 +119,7 @@ export const CustomizeRequestSchema = z.looseObject({
 export type CustomizeRequest = z.output<typeof CustomizeRequestSchema>;
 
 /** One related-resource rule of a customize response (`api/customize.html`). */
-export const RelatedResourceRuleSchema = z.strictObject({
+const RelatedResourceRuleSchema = z.strictObject({
   apiVersion: z.string().min(1),
   resource: z.string().min(1),
   labelSelector: z

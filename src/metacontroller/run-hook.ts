@@ -4,9 +4,8 @@
  *
  * @packageDocumentation
  */
-import { z } from "zod";
-import { internalError, invalidRequest } from "../errors.ts";
-import type { ControllerDefinition, HookResult } from "../controllers/types.ts";
+import { formatIssues, internalError, invalidRequest } from "../errors.ts";
+import type { Kind, HookResult } from "../controllers/types.ts";
 import {
   checkSyncResponse,
   CustomizeRequestSchema,
@@ -41,14 +40,7 @@ export interface RunResult<R = HookResult["response"] | CustomizeResponse> {
   invalidReason?: string;
 }
 
-function formatIssues(error: z.ZodError): string {
-  return error.issues
-    .slice(0, 5)
-    .map((i) => `${i.path.length ? i.path.join(".") : "(root)"}: ${i.message}`)
-    .join("; ");
-}
-
-function checkParentType(def: ControllerDefinition<any>, parent: SyncRequest["parent"]): void {
+function checkParentType(def: Kind, parent: SyncRequest["parent"]): void {
   if (parent.apiVersion !== def.apiVersion || parent.kind !== def.kind) {
     throw invalidRequest(
       `parent is ${parent.apiVersion}/${parent.kind}; the ${def.name} hooks serve ${def.apiVersion}/${def.kind}`,
@@ -67,26 +59,18 @@ function checkParentType(def: ControllerDefinition<any>, parent: SyncRequest["pa
  * @throws HookError 422 when the body is not a request for this kind; 500 when the hook throws or
  *   returns something that is not a valid response (never answer 200 with a partial answer)
  */
-export function runHook<O>(def: ControllerDefinition<O>, hook: "sync" | "finalize", body: unknown, now: Date, options: O): RunResult<HookResult["response"]>;
-export function runHook<O>(def: ControllerDefinition<O>, hook: "customize", body: unknown, now: Date, options: O): RunResult<CustomizeResponse>;
-export function runHook<O>(def: ControllerDefinition<O>, hook: HookName, body: unknown, now: Date, options: O): RunResult;
+export function runHook<O>(def: Kind<O>, hook: "sync" | "finalize", body: unknown, now: Date, options: O): RunResult<HookResult["response"]>;
+export function runHook<O>(def: Kind<O>, hook: "customize", body: unknown, now: Date, options: O): RunResult<CustomizeResponse>;
+export function runHook<O>(def: Kind<O>, hook: HookName, body: unknown, now: Date, options: O): RunResult;
 export function runHook<O>(
-  def: ControllerDefinition<O>,
-  hook: "sync" | "finalize",
-  body: unknown,
-  now: Date,
-  options: O,
-): RunResult & { response: HookResult["response"] };
-export function runHook<O>(def: ControllerDefinition<O>, hook: HookName, body: unknown, now: Date, options: O): RunResult;
-export function runHook<O>(
-  def: ControllerDefinition<O>,
+  def: Kind<O>,
   hook: HookName,
   body: unknown,
   now: Date,
   options: O,
 ): RunResult {
   if (hook === "customize") {
-    if (!def.customize) throw invalidRequest(`the ${def.name} controller has no customize hook`);
+    if (!def.hasCustomize) throw invalidRequest(`the ${def.name} controller has no customize hook`);
     const parsed = CustomizeRequestSchema.safeParse(body);
     if (!parsed.success) throw invalidRequest(`not a customize request: ${formatIssues(parsed.error)}`);
     checkParentType(def, parsed.data.parent);

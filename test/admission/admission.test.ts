@@ -4,7 +4,7 @@ import { mutateAdmission, validateAdmission } from "../../src/admission/admissio
 import { AdmissionReviewResponseSchema } from "../../src/admission/review.ts";
 import { applyAddOperations, type AddOperation } from "../../src/admission/json-patch.ts";
 import { HookError } from "../../src/errors.ts";
-import { widget, widgetController, widgetReview } from "../helpers/fake-kind.ts";
+import { widget, widgetController, widgetReview } from "../fixtures/kinds/widget/index.ts";
 
 const UID = "705ab4f5-6393-11e8-b7cc-42010a800002";
 

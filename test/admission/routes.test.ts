@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { configureControllers } from "../../src/controllers/registry.ts";
 import assert from "node:assert/strict";
 import request from "supertest";
 import { createApp } from "../../src/http/app.ts";
@@ -6,10 +7,10 @@ import { admissionPaths } from "../../src/admission/routes.ts";
 import { AdmissionReviewResponseSchema } from "../../src/admission/review.ts";
 import { cronJobController } from "../../src/controllers/cronjob/index.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
-import { widget, widgetController, widgetReview } from "../helpers/fake-kind.ts";
+import { widget, widgetController, widgetReview } from "../fixtures/kinds/widget/index.ts";
 
 const kinds = [
-  { def: widgetController, options: undefined },
+  ...configureControllers({}, [widgetController]),
   { def: { ...cronJobController, name: "noadmission", admission: undefined }, options: undefined },
 ];
 

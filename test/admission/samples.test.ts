@@ -108,7 +108,7 @@ test("defaulting a CronJob writes concurrencyPolicy, suspend, history limits and
 });
 
 /**
- * The kinds' golden fixtures for invalid specs (every CIBuild reason of cibuild-api.md §7.7, the
+ * The kinds' golden fixtures for invalid specs (every CIBuild SpecValid=False reason, the
  * CronJob's invalid schedule, zone, TZ= prefix and fields): the webhook denies each one, and its
  * first cause is the reason the sync hook reports in status.
  */

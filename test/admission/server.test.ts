@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import { configureControllers } from "../../src/controllers/registry.ts";
 import assert from "node:assert/strict";
 import https from "node:https";
 import { execFileSync, spawn } from "node:child_process";
@@ -7,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAdmissionConfig, startAdmissionServer } from "../../src/admission/server.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
-import { widget, widgetController, widgetReview } from "../helpers/fake-kind.ts";
+import { widget, widgetController, widgetReview } from "../fixtures/kinds/widget/index.ts";
 
 function selfSigned(dir: string, name: string): { cert: string; key: string } {
   const cert = join(dir, `${name}.crt`);
@@ -40,7 +41,7 @@ test("the HTTPS admission listener serves only admission routes, verified agains
   const pair = selfSigned(dir, "one");
   const service = await startAdmissionServer(
     { port: 0, host: "127.0.0.1", certFile: pair.cert, keyFile: pair.key, bodyLimitBytes: 1 << 20, fileWatchIntervalMs: 50 },
-    { controllers: [{ def: widgetController, options: undefined }], logger: silentLogger },
+    { controllers: configureControllers({}, [widgetController]), logger: silentLogger },
   );
   try {
     const ca = readFileSync(pair.cert);

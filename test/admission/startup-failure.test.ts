@@ -7,11 +7,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
-function hasOpenssl(): boolean {
-  return spawnSync("openssl", ["version"]).status === 0;
-}
-
-test("`serve` exits 1 before listening when the admission key does not match its certificate", { skip: !hasOpenssl() && "openssl not installed" }, () => {
+test("`serve` exits 1 before listening when the admission key does not match its certificate", () => {
   const dir = mkdtempSync(join(tmpdir(), "metahooks-adm-"));
   try {
     for (const name of ["a", "b"]) {

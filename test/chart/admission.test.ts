@@ -4,10 +4,9 @@ import { ValidatingWebhookConfiguration } from "kubernetes-models/admissionregis
 import { MutatingWebhookConfiguration } from "kubernetes-models/admissionregistration.k8s.io/v1/MutatingWebhookConfiguration";
 import { controllers } from "../../src/controllers/registry.ts";
 import { admissionPaths } from "../../src/admission/routes.ts";
-import { helmSkipReason, lintChart, renderChart, runHelm, stageChart, templateChart, TEST_IMAGE_REPOSITORY, type KubeDoc } from "../helpers/helm.ts";
+import { lintChart, renderChart, runHelm, stageChart, templateChart, TEST_IMAGE_REPOSITORY, type KubeDoc } from "../helpers/helm.ts";
 import { assertValidRenderedObject } from "../helpers/chart-objects.ts";
 
-const skip = helmSkipReason;
 const NS = "hooks";
 const FULLNAME = "release-metahooks";
 const ADMISSION_KINDS = ["ValidatingWebhookConfiguration", "MutatingWebhookConfiguration"];
@@ -82,7 +81,7 @@ function secretVolume(docs: KubeDoc[]): string {
   return one(docs, "Deployment").spec.template.spec.volumes.find((v: any) => v.name === "webhook-tls").secret.secretName;
 }
 
-describe("chart: admission webhooks", { skip }, () => {
+describe("chart: admission webhooks", () => {
   test("off by default: no webhook configurations, certificates, ports or env", () => {
     const docs = renderChart();
     for (const kind of [...ADMISSION_KINDS, "Certificate", "Issuer"]) assert.equal(byKind(docs, kind).length, 0, kind);

@@ -7,13 +7,12 @@ import { parse, parseAllDocuments } from "yaml";
 import { controllers, configureControllers } from "../../src/controllers/registry.ts";
 import { createApp } from "../../src/http/app.ts";
 import { createHash } from "node:crypto";
-import { helmSkipReason, renderChart, runHelmAsync, stageChart, templateChart, TEST_IMAGE_REPOSITORY, type KubeDoc, type RenderOptions } from "../helpers/helm.ts";
+import { renderChart, runHelmAsync, stageChart, templateChart, TEST_IMAGE_REPOSITORY, type KubeDoc, type RenderOptions } from "../helpers/helm.ts";
 import { startLookupApiserver, type CoreObject } from "../helpers/lookup-apiserver.ts";
 import { assertValidCompositeController, metacontrollerValidators, prunedFields } from "../helpers/upstream-crd.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
 import { MINIMAL_CRONJOB_SYNC } from "../helpers/requests.ts";
 
-const skip = helmSkipReason;
 const TOKEN = "t0ken-".padEnd(40, "0");
 const CA_PEM = "-----BEGIN CERTIFICATE-----\nMIIBdummy\n-----END CERTIFICATE-----\n";
 
@@ -95,7 +94,7 @@ describe("CompositeControllers against Metacontroller's real CRD", () => {
   ];
 
   for (const [name, options] of COMBINATIONS) {
-    test(`chart values "${name}": every CompositeController is stored unchanged, and reads the same under YAML 1.1`, { skip }, () => {
+    test(`chart values "${name}": every CompositeController is stored unchanged, and reads the same under YAML 1.1`, () => {
       const result = templateChart(options);
       assert.equal(result.status, 0, result.stderr);
       const as11 = parseAllDocuments(result.stdout, { version: "1.1" }).map((d) => d.toJSON()).filter(Boolean);
@@ -108,7 +107,7 @@ describe("CompositeControllers against Metacontroller's real CRD", () => {
   }
 });
 
-describe("credential rotation changes the CompositeController spec (Metacontroller re-reads only then)", { skip }, () => {
+describe("credential rotation changes the CompositeController spec (Metacontroller re-reads only then)", () => {
   test("a new token changes every spec; the same values render the same spec", () => {
     const before = specs({ values: [{ auth: { enabled: true, token: TOKEN } }] });
     const again = specs({ values: [{ auth: { enabled: true, token: TOKEN } }] });
@@ -154,7 +153,7 @@ describe("credential rotation changes the CompositeController spec (Metacontroll
   });
 });
 
-describe("rotation with the cluster's state (helm's lookup against a fake apiserver)", { skip }, () => {
+describe("rotation with the cluster's state (helm's lookup against a fake apiserver)", () => {
   const b64 = (s: string) => Buffer.from(s).toString("base64");
   const secret = (name: string, data: Record<string, string>): CoreObject => ({ kind: "Secret", metadata: { name, namespace: "hooks" }, data: Object.fromEntries(Object.entries(data).map(([k, v]) => [k, b64(v)])) });
 

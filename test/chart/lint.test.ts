@@ -5,23 +5,22 @@ import { join } from "node:path";
 import { parse } from "yaml";
 import { controllers } from "../../src/controllers/registry.ts";
 import { CHART_DIR as GENERATED_CHART_DIR, renderChartFiles } from "../../src/crd/manifests.ts";
-import { CHART_DIR, copyChartAsCloned, helmSkipReason, lintChart, runHelm, stageChart, templateChart, TEST_IMAGE_REPOSITORY } from "../helpers/helm.ts";
+import { CHART_DIR, copyChartAsCloned, lintChart, runHelm, stageChart, templateChart, TEST_IMAGE_REPOSITORY } from "../helpers/helm.ts";
 
-const skip = helmSkipReason;
 
-test("the bundled helm is Helm 4", { skip }, () => {
+test("the bundled helm is Helm 4", () => {
   const result = runHelm(["version", "--short"]);
   assert.equal(result.status, 0, result.stderr);
   assert.match(result.stdout, /^v4\./);
 });
 
-test("helm lint --strict passes with default values", { skip }, () => {
+test("helm lint --strict passes with default values", () => {
   const result = lintChart();
   assert.equal(result.status, 0, result.stdout + result.stderr);
   assert.doesNotMatch(result.stdout, /\[(WARNING|ERROR)\]/);
 });
 
-test("helm lint --strict passes with every optional feature on", { skip }, () => {
+test("helm lint --strict passes with every optional feature on", () => {
   const result = lintChart({
     "auth.enabled": "true",
     "tls.enabled": "true",
@@ -34,19 +33,19 @@ test("helm lint --strict passes with every optional feature on", { skip }, () =>
   assert.equal(result.status, 0, result.stdout + result.stderr);
 });
 
-test("a wrongly typed value fails lint and names the field and the type", { skip }, () => {
+test("a wrongly typed value fails lint and names the field and the type", () => {
   const result = lintChart({ replicaCount: "two" });
   assert.notEqual(result.status, 0);
   assert.match(result.stdout + result.stderr, /at '\/replicaCount': got string, want integer/);
 });
 
-test("an unknown top-level key fails lint (typos do not pass silently)", { skip }, () => {
+test("an unknown top-level key fails lint (typos do not pass silently)", () => {
   const result = lintChart({ replicaCont: "3" });
   assert.notEqual(result.status, 0);
   assert.match(result.stdout + result.stderr, /additional properties 'replicaCont' not allowed/);
 });
 
-test("bad hook settings fail lint", { skip }, () => {
+test("bad hook settings fail lint", () => {
   for (const [key, value, field] of [
     ["controllers.cronjob.hookVersion", "v3", "/controllers/cronjob/hookVersion"],
     ["controllers.cronjob.hookTimeout", "10 seconds", "/controllers/cronjob/hookTimeout"],
@@ -58,7 +57,7 @@ test("bad hook settings fail lint", { skip }, () => {
   }
 });
 
-test("NOTES.txt tells how to create a first CronJob and see its status", { skip }, () => {
+test("NOTES.txt tells how to create a first CronJob and see its status", () => {
   const result = runHelm(["install", "rel", stageChart(), "--dry-run=client", "--namespace", "hooks", "--set", `image.repository=${TEST_IMAGE_REPOSITORY}`]);
   assert.equal(result.status, 0, result.stderr);
   const notes = result.stdout.slice(result.stdout.indexOf("NOTES:"));
@@ -90,7 +89,7 @@ test("the chart's generated files match the code (run `npm run generate` after a
   }
 });
 
-test("an admission port that collides with the hook or admin port fails to render with a clear message", { skip }, () => {
+test("an admission port that collides with the hook or admin port fails to render with a clear message", () => {
   // helm lint only logs a template's `fail` (INFO); template and install stop on it.
   for (const port of ["8080", "9090"]) {
     const result = templateChart({ set: { "admissionWebhooks.enabled": "true", "admissionWebhooks.port": port } });
@@ -100,7 +99,7 @@ test("an admission port that collides with the hook or admin port fails to rende
   assert.equal(templateChart({ set: { "admissionWebhooks.enabled": "true", "admissionWebhooks.port": "9443" } }).status, 0);
 });
 
-test("a fresh clone lints and renders with no network and no downloaded or stubbed chart", { skip }, () => {
+test("a fresh clone lints and renders with no network and no downloaded or stubbed chart", () => {
   const chart = copyChartAsCloned();
   assert.equal(existsSync(join(chart, "charts")), false, "no subchart directory in a fresh clone");
   assert.equal(existsSync(join(chart, "Chart.lock")), false, "no dependency lock: the chart has no dependencies");
@@ -120,7 +119,7 @@ test("a fresh clone lints and renders with no network and no downloaded or stubb
   assert.match(rendered.stdout, /kind: CompositeController/);
 });
 
-test("without image.repository, rendering fails and says how to build and push an image", { skip }, () => {
+test("without image.repository, rendering fails and says how to build and push an image", () => {
   const result = templateChart({ set: { "image.repository": undefined } });
   assert.notEqual(result.status, 0);
   assert.match(result.stderr, /image\.repository is required: no metahooks image is published yet/);
@@ -132,7 +131,7 @@ test("without image.repository, rendering fails and says how to build and push a
   assert.match(install.stderr, /image\.repository is required/);
 });
 
-test("ServiceMonitor durations follow Prometheus' grammar (prometheus-operator's pattern), not Go's", { skip }, () => {
+test("ServiceMonitor durations follow Prometheus' grammar (prometheus-operator's pattern), not Go's", () => {
   for (const ok of ["30s", "1m30s", "1h", "500ms", "2w", "1d12h"]) {
     const result = lintChart({ "serviceMonitor.interval": ok });
     assert.equal(result.status, 0, `${ok}: ${result.stdout}`);
@@ -144,7 +143,7 @@ test("ServiceMonitor durations follow Prometheus' grammar (prometheus-operator's
   }
 });
 
-test("admissionWebhooks.excludeKinds accepts only kinds the chart serves", { skip }, () => {
+test("admissionWebhooks.excludeKinds accepts only kinds the chart serves", () => {
   assert.equal(lintChart({ "admissionWebhooks.excludeKinds[0]": "cibuild" }).status, 0);
   const result = lintChart({ "admissionWebhooks.excludeKinds[0]": "CronJob" });
   assert.notEqual(result.status, 0);

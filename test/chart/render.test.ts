@@ -5,13 +5,12 @@ import { join } from "node:path";
 import { createHash } from "node:crypto";
 import { parse, parseAllDocuments } from "yaml";
 import { controllers } from "../../src/controllers/registry.ts";
-import { CHART_DIR, helmSkipReason, renderChart, templateChart, TEST_IMAGE_REPOSITORY, type KubeDoc } from "../helpers/helm.ts";
+import { CHART_DIR, renderChart, templateChart, TEST_IMAGE_REPOSITORY, type KubeDoc } from "../helpers/helm.ts";
 import { assertValidRenderedObject } from "../helpers/chart-objects.ts";
 import { assertValidCompositeController } from "../helpers/upstream-crd.ts";
 
 const NAMESPACE = "hooks";
 const FULLNAME = "release-metahooks";
-const skip = helmSkipReason;
 
 function only(docs: KubeDoc[], kind: string): KubeDoc {
   const found = docs.filter((d) => d.kind === kind);
@@ -40,9 +39,9 @@ function withoutHookSettings(spec: any): any {
   return copy;
 }
 
-const defaults = skip ? [] : renderChart();
+const defaults = renderChart();
 
-describe("helm template with default values", { skip }, () => {
+describe("helm template with default values", () => {
   test("renders the hook service objects plus one CompositeController per controller kind", () => {
     const kinds = defaults.map((d) => d.kind).sort();
     const expected = ["Deployment", "NetworkPolicy", "PodDisruptionBudget", "Service", "ServiceAccount"];
@@ -170,7 +169,7 @@ function withoutChartMetadata(crd: KubeDoc): KubeDoc {
   return copy;
 }
 
-describe("the chart's CRDs and CompositeController files are generated", { skip }, () => {
+describe("the chart's CRDs and CompositeController files are generated", () => {
   test("the CRDs are templates: rendered, they equal metacontroller/crds/ plus labels and helm.sh/resource-policy: keep", () => {
     const crds = defaults.filter((d) => d.kind === "CustomResourceDefinition");
     const files = readdirYaml("metacontroller/crds");
@@ -214,7 +213,7 @@ describe("the chart's CRDs and CompositeController files are generated", { skip 
   });
 });
 
-describe("helm template with toggles", { skip }, () => {
+describe("helm template with toggles", () => {
   for (const def of controllers) {
     test(`controllers.${def.name}.enabled=false removes only its CompositeController`, () => {
       const docs = renderChart({ set: { [`controllers.${def.name}.enabled`]: "false" } });

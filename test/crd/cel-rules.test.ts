@@ -8,7 +8,7 @@ import { controllers } from "../../src/controllers/registry.ts";
 import { cronJobCelRules } from "../../src/controllers/cronjob/cel-rules.ts";
 import { cronJobController } from "../../src/controllers/cronjob/index.ts";
 import { ciBuildController } from "../../src/controllers/cibuild/index.ts";
-import type { ControllerDefinition } from "../../src/controllers/types.ts";
+import type { Kind } from "../../src/controllers/types.ts";
 import { ciBuildCelRules } from "../../src/controllers/cibuild/cel-rules.ts";
 import { celEnvironmentForSchema, collectValidations, fieldPathExists } from "../helpers/cel.ts";
 
@@ -51,7 +51,7 @@ const ciBuildExamples: Array<[unknown, unknown]> = [
  * A CEL rule must never be stricter than the hook: whatever it rejects, the kind's own validation
  * rejects too, on the same field (else an object the hook accepts could not be applied).
  */
-function assertHookAgrees(def: ControllerDefinition<any>, rule: (typeof cronJobCelRules)[number], spec: unknown) {
+function assertHookAgrees(def: Kind, rule: (typeof cronJobCelRules)[number], spec: unknown) {
   const parent = { apiVersion: def.apiVersion, kind: def.kind, metadata: { name: "x", namespace: "default" }, spec };
   const problems = def.admission!.validate(parent);
   const field = `spec${rule.fieldPath ?? ""}`;
@@ -66,7 +66,7 @@ function checkRules(
   schema: Record<string, any>,
   rules: typeof cronJobCelRules,
   examples: Array<[unknown, unknown]>,
-  def?: ControllerDefinition<any>,
+  def?: Kind,
 ) {
   assert.equal(rules.length, examples.length, `${kind}: one example pair per rule`);
   const env = celEnvironmentForSchema(schema);

@@ -8,7 +8,7 @@ import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { controllers } from "../../src/controllers/registry.ts";
-import type { ControllerDefinition } from "../../src/controllers/types.ts";
+import type { Kind } from "../../src/controllers/types.ts";
 import { runHook } from "../../src/metacontroller/run-hook.ts";
 import { loadGoldenCases } from "../helpers/golden.ts";
 import { createNamespace, createObject, e2eSkipReason, kubeRequest, objectPath, type KubeObject } from "./helpers/kube.ts";
@@ -19,7 +19,7 @@ let ns = "";
 
 interface HookCase {
   label: string;
-  def: ControllerDefinition<any>;
+  def: Kind;
   hook: "sync" | "finalize";
   request: any;
   now: Date;

@@ -7,7 +7,7 @@
  *
  * @packageDocumentation
  */
-import { existsSync, readFileSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { parse } from "yaml";
 import { findController } from "../../src/controllers/registry.ts";
 import { controllerRef, type CompositeControllerEmulator, type ControllerFaults, type SyncRecord } from "../../src/emulator/controller.ts";
@@ -16,25 +16,17 @@ import { HookServer } from "./hook-server.ts";
 import { refOf, type Obj } from "../../src/emulator/store.ts";
 import type { JobPlan } from "../../src/emulator/world.ts";
 
-/** The build-hash label the CIBuild hook puts on build Jobs (cibuild-api.md §7.4). */
+/** The build-hash label the CIBuild hook puts on build Jobs. */
 export const BUILD_HASH_LABEL = "cicd.cicd.com/build-hash";
 
-/** Seed sample names (`examples/cibuild/cibuild-<name>.yaml`). */
+/** Seed sample names (`test/fixtures/seed-samples/cibuild/cibuild-<name>.yaml`, copies of the seed operator's samples). */
 export const SEED_SAMPLES = ["go", "nodejs", "java", "ace"] as const;
 
 /** A CIBuild seed sample, unchanged, in namespace `default`. */
 export function loadCIBuildSample(name: string): Obj {
-  const local = new URL(`../../examples/cibuild/cibuild-${name}.yaml`, import.meta.url);
-  const path = existsSync(local) ? local : `/work/shared/seed-samples/cibuild/cibuild-${name}.yaml`;
-  const obj = parse(readFileSync(path, "utf8")) as Obj;
+  const obj = parse(readFileSync(new URL(`../fixtures/seed-samples/cibuild/cibuild-${name}.yaml`, import.meta.url), "utf8")) as Obj;
   obj.metadata.namespace ??= "default";
   return obj;
-}
-
-/** Why the CIBuild scenarios cannot run on this branch, or undefined when they can. */
-export function ciBuildUnavailable(): string | undefined {
-  if (!findController("cibuild")) return "the cibuild kind is not in src/controllers/registry.ts on this branch (CIBuild controller not merged yet)";
-  return undefined;
 }
 
 /** Options of {@link startCIBuildRun}. */

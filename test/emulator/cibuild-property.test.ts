@@ -1,12 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ciBuildUnavailable, loadCIBuildSample, startCIBuildRun } from "./cibuild-harness.ts";
+import { loadCIBuildSample, startCIBuildRun } from "./cibuild-harness.ts";
 import type { ControllerFaults } from "../../src/emulator/controller.ts";
 import { seededRandom } from "../../src/emulator/random.ts";
 import { digestOf } from "../../src/emulator/world.ts";
 
-const unavailable = ciBuildUnavailable();
 
 const action = fc.oneof(
   fc.constant({ kind: "revision" as const }),
@@ -29,7 +28,7 @@ const scenario = fc.record({
   events: fc.array(fc.record({ waitSeconds: fc.integer({ min: 1, max: 150 }), action }), { minLength: 1, maxLength: 8 }),
 });
 
-test("CIBuild under random events and faults: never an unbuilt image, never a deleted Deployment, no finished build re-run; converges", { skip: unavailable }, async () => {
+test("CIBuild under random events and faults: never an unbuilt image, never a deleted Deployment, no finished build re-run; converges", async () => {
   await fc.assert(
     fc.asyncProperty(scenario, async ({ seed, failRate, faults, events }) => {
       const rng = seededRandom(seed);

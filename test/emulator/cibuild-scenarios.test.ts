@@ -1,10 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { buildsTake, ciBuildUnavailable, failingClone, loadCIBuildSample, SEED_SAMPLES, startCIBuildRun, type CIBuildRun } from "./cibuild-harness.ts";
+import { buildsTake, failingClone, loadCIBuildSample, SEED_SAMPLES, startCIBuildRun, type CIBuildRun } from "./cibuild-harness.ts";
 import { digestOf, repositoryOf } from "../../src/emulator/world.ts";
 
-const unavailable = ciBuildUnavailable();
-const opts = { skip: unavailable };
 
 async function withRun(options: Parameters<typeof startCIBuildRun>[0], body: (run: CIBuildRun) => Promise<void>) {
   const run = await startCIBuildRun(options);
@@ -20,7 +18,7 @@ const condition = (obj: { status?: { conditions?: Array<{ type: string; status: 
   obj?.status?.conditions?.find((c) => c.type === type);
 
 for (const sample of SEED_SAMPLES) {
-  test(`CIBuild seed sample ${sample}: apply → build Job → digest-pinned Deployment → Ready, then a fixed point`, opts, async () => {
+  test(`CIBuild seed sample ${sample}: apply → build Job → digest-pinned Deployment → Ready, then a fixed point`, async () => {
     await withRun({ jobPlan: buildsTake(90) }, async (run) => {
       const cr = loadCIBuildSample(sample);
       run.apply(cr);
@@ -45,7 +43,7 @@ for (const sample of SEED_SAMPLES) {
   });
 }
 
-test("CIBuild scaffold sample (no repository): Invalid, no children, no write loop", opts, async () => {
+test("CIBuild scaffold sample (no repository): Invalid, no children, no write loop", async () => {
   await withRun({}, async (run) => {
     const cr = loadCIBuildSample("scaffold");
     run.apply(cr);
@@ -57,7 +55,7 @@ test("CIBuild scaffold sample (no repository): Invalid, no children, no write lo
   });
 });
 
-test("CIBuild failing clone: Failed with GitCloneFailed and git-sync's message, no Deployment, never retried by itself", opts, async () => {
+test("CIBuild failing clone: Failed with GitCloneFailed and git-sync's message, no Deployment, never retried by itself", async () => {
   await withRun({ jobPlan: failingClone }, async (run) => {
     const cr = loadCIBuildSample("go");
     run.apply(cr);
@@ -73,7 +71,7 @@ test("CIBuild failing clone: Failed with GitCloneFailed and git-sync's message, 
   });
 });
 
-test("CIBuild spec change during a build: the stale build is cancelled, only the new build is deployed", opts, async () => {
+test("CIBuild spec change during a build: the stale build is cancelled, only the new build is deployed", async () => {
   await withRun({ jobPlan: buildsTake(60) }, async (run) => {
     const cr = loadCIBuildSample("go");
     run.apply(cr);
@@ -91,7 +89,7 @@ test("CIBuild spec change during a build: the stale build is cancelled, only the
   });
 });
 
-test("CIBuild new revision while Ready: the app keeps its image until the new build succeeds, then rolls in place", opts, async () => {
+test("CIBuild new revision while Ready: the app keeps its image until the new build succeeds, then rolls in place", async () => {
   await withRun({ jobPlan: buildsTake(60) }, async (run) => {
     const cr = loadCIBuildSample("nodejs");
     run.apply(cr);
@@ -108,7 +106,7 @@ test("CIBuild new revision while Ready: the app keeps its image until the new bu
   });
 });
 
-test("CIBuild deploy-only change: no rebuild, the Deployment is updated in place", opts, async () => {
+test("CIBuild deploy-only change: no rebuild, the Deployment is updated in place", async () => {
   await withRun({ jobPlan: buildsTake(30) }, async (run) => {
     const cr = loadCIBuildSample("java");
     run.apply(cr);
@@ -123,7 +121,7 @@ test("CIBuild deploy-only change: no rebuild, the Deployment is updated in place
   });
 });
 
-test("CIBuild deletion goes through the finalize hook: children removed, then the CIBuild", opts, async () => {
+test("CIBuild deletion goes through the finalize hook: children removed, then the CIBuild", async () => {
   await withRun({ jobPlan: buildsTake(30) }, async (run) => {
     const cr = loadCIBuildSample("ace");
     run.apply(cr);
@@ -139,7 +137,7 @@ test("CIBuild deletion goes through the finalize hook: children removed, then th
   });
 });
 
-test("CIBuild with every hook at version v2 (namespace/name keys, strict decoding) reaches Ready the same way", opts, async () => {
+test("CIBuild with every hook at version v2 (namespace/name keys, strict decoding) reaches Ready the same way", async () => {
   await withRun({ jobPlan: buildsTake(30), hookVersion: "v2" }, async (run) => {
     const cr = loadCIBuildSample("go");
     run.apply(cr);
@@ -150,7 +148,7 @@ test("CIBuild with every hook at version v2 (namespace/name keys, strict decodin
   });
 });
 
-test("CIBuild failed build, then a rebuildToken: a new build runs and the app becomes Ready", opts, async () => {
+test("CIBuild failed build, then a rebuildToken: a new build runs and the app becomes Ready", async () => {
   let fail = true;
   await withRun(
     { jobPlan: () => (fail ? { startAfterSeconds: 2, runSeconds: 20, outcome: "Failed", failure: { container: "build", message: "error building image: exit status 1" } } : { startAfterSeconds: 2, runSeconds: 40 }) },
@@ -169,7 +167,7 @@ test("CIBuild failed build, then a rebuildToken: a new build runs and the app be
   );
 });
 
-test("CIBuild status lost (wiped) while Ready: no rebuild, the Deployment stays, Ready again", opts, async () => {
+test("CIBuild status lost (wiped) while Ready: no rebuild, the Deployment stays, Ready again", async () => {
   await withRun({ jobPlan: buildsTake(30) }, async (run) => {
     const cr = loadCIBuildSample("nodejs");
     run.apply(cr);
@@ -185,7 +183,7 @@ test("CIBuild status lost (wiped) while Ready: no rebuild, the Deployment stays,
   });
 });
 
-test("CIBuild suspend during a build cancels it; resume builds again and deploys", opts, async () => {
+test("CIBuild suspend during a build cancels it; resume builds again and deploys", async () => {
   await withRun({ jobPlan: buildsTake(60) }, async (run) => {
     const cr = loadCIBuildSample("ace");
     run.apply(cr);

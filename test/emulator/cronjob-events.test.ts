@@ -1,9 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cronJobUnavailable, FIVE_MINUTES, startCronJobRun, type CronJobRun } from "./cronjob-harness.ts";
+import { FIVE_MINUTES, startCronJobRun, type CronJobRun } from "./cronjob-harness.ts";
 
-const unavailable = cronJobUnavailable();
-const opts = { skip: unavailable };
 const T = (iso: string) => Date.parse(iso);
 const iso = (ms: number) => new Date(ms).toISOString().replace(".000Z", "Z");
 const shortJobs = () => ({ startAfterSeconds: 0, runSeconds: 60 });
@@ -18,7 +16,7 @@ async function withRun(options: Parameters<typeof startCronJobRun>[0], body: (ru
   }
 }
 
-test("CronJob: Metacontroller down for a day → no burst on restart, at most the latest missed slot, then on schedule", opts, async () => {
+test("CronJob: Metacontroller down for a day → no burst on restart, at most the latest missed slot, then on schedule", async () => {
   for (const deadline of [undefined, 60]) {
     await withRun({ start: new Date(T("2026-06-01T23:00:00Z")), spec: { schedule: "*/5 * * * *", startingDeadlineSeconds: deadline }, jobPlan: shortJobs }, async (run) => {
       await run.emu.runUntil(T("2026-06-02T00:02:30Z"));
@@ -42,7 +40,7 @@ test("CronJob: Metacontroller down for a day → no burst on restart, at most th
   }
 });
 
-test("CronJob: suspend stops new Jobs (running ones finish); resume runs at most the latest missed slot", opts, async () => {
+test("CronJob: suspend stops new Jobs (running ones finish); resume runs at most the latest missed slot", async () => {
   await withRun({ start: new Date(T("2026-06-01T09:00:00Z")), spec: { schedule: "*/5 * * * *", startingDeadlineSeconds: undefined }, jobPlan: () => ({ startAfterSeconds: 0, runSeconds: 240 }) }, async (run) => {
     await run.emu.runUntil(T("2026-06-01T10:02:30Z"));
     run.updateSpec({ suspend: true });
@@ -60,7 +58,7 @@ test("CronJob: suspend stops new Jobs (running ones finish); resume runs at most
   });
 });
 
-test("CronJob: a schedule change takes effect from the moment it is seen (no retroactive run of the new schedule)", opts, async () => {
+test("CronJob: a schedule change takes effect from the moment it is seen (no retroactive run of the new schedule)", async () => {
   await withRun({ start: new Date(T("2026-06-01T11:00:00Z")), spec: { schedule: "*/5 * * * *", startingDeadlineSeconds: undefined }, jobPlan: shortJobs }, async (run) => {
     await run.emu.runUntil(T("2026-06-01T12:07:30Z"));
     run.updateSpec({ schedule: "3 * * * *" });
@@ -82,7 +80,7 @@ async function dailyRuns(schedule: string, timeZone: string, from: string, to: s
   return out;
 }
 
-test("CronJob DST America/New_York: a 02:30 slot in the spring-forward gap runs once just after it; 01:30 in the repeated hour runs once", opts, async () => {
+test("CronJob DST America/New_York: a 02:30 slot in the spring-forward gap runs once just after it; 01:30 in the repeated hour runs once", async () => {
   assert.deepEqual(await dailyRuns("30 2 * * *", "America/New_York", "2026-03-06T00:00:00Z", "2026-03-10T12:00:00Z"), [
     "2026-03-06T07:30:00Z",
     "2026-03-07T07:30:00Z",
@@ -98,7 +96,7 @@ test("CronJob DST America/New_York: a 02:30 slot in the spring-forward gap runs 
   ]);
 });
 
-test("CronJob DST Europe/Berlin: 02:30 in the spring gap runs at 03:00 CEST; in the repeated hour once, at the first 02:30", opts, async () => {
+test("CronJob DST Europe/Berlin: 02:30 in the spring gap runs at 03:00 CEST; in the repeated hour once, at the first 02:30", async () => {
   assert.deepEqual(await dailyRuns("30 2 * * *", "Europe/Berlin", "2026-03-27T12:00:00Z", "2026-03-31T12:00:00Z"), [
     "2026-03-28T01:30:00Z",
     "2026-03-29T01:00:00Z",
@@ -113,7 +111,7 @@ test("CronJob DST Europe/Berlin: 02:30 in the spring gap runs at 03:00 CEST; in 
   ]);
 });
 
-test("CronJob DST: an hourly schedule follows elapsed time across both transitions in New York", opts, async () => {
+test("CronJob DST: an hourly schedule follows elapsed time across both transitions in New York", async () => {
   for (const [from, to] of [
     ["2026-03-07T20:00:00Z", "2026-03-09T04:00:00Z"],
     ["2026-10-31T20:00:00Z", "2026-11-02T04:00:00Z"],
@@ -124,7 +122,7 @@ test("CronJob DST: an hourly schedule follows elapsed time across both transitio
   }
 });
 
-test("CronJob Replace: a failed delete of the replaced Job is retried on the next pass (found by the emulator)", opts, async () => {
+test("CronJob Replace: a failed delete of the replaced Job is retried on the next pass (found by the emulator)", async () => {
   const faults = { rng: () => 0.5, childWriteErrorRate: 0 };
   await withRun({ start: new Date(T("2026-06-01T00:00:00Z")), spec: { schedule: "*/5 * * * *", concurrencyPolicy: "Replace" }, jobPlan: () => ({ startAfterSeconds: 0, runSeconds: 480 }), faults }, async (run) => {
     await run.emu.runUntil(T("2026-06-01T00:09:59Z"));
@@ -137,7 +135,7 @@ test("CronJob Replace: a failed delete of the replaced Job is retried on the nex
   });
 });
 
-test("CronJob: deletion with a finalize hook removes every Job, then the CronJob", opts, async () => {
+test("CronJob: deletion with a finalize hook removes every Job, then the CronJob", async () => {
   await withRun({ start: new Date(T("2026-06-01T00:00:00Z")), spec: { schedule: "*/5 * * * *" }, jobPlan: () => ({ startAfterSeconds: 0, runSeconds: 400 }) }, async (run) => {
     await run.emu.runUntil(T("2026-06-01T00:31:00Z"));
     assert.ok(run.jobs().length > 1);
@@ -153,7 +151,7 @@ test("CronJob: deletion with a finalize hook removes every Job, then the CronJob
   void FIVE_MINUTES;
 });
 
-test("CronJob with every hook at version v2 (namespace/name keys, strict decoding): same Jobs, same status", opts, async () => {
+test("CronJob with every hook at version v2 (namespace/name keys, strict decoding): same Jobs, same status", async () => {
   const runs: string[][] = [];
   for (const hookVersion of ["v1", "v2"] as const) {
     await withRun({ start: new Date(T("2026-06-01T00:00:00Z")), spec: { schedule: "*/5 * * * *" }, jobPlan: shortJobs, hookVersion }, async (run) => {

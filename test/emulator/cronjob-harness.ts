@@ -17,37 +17,12 @@ import type { JobPlan } from "../../src/emulator/world.ts";
 
 /** The kubebuilder tutorial's sample CronJob (the seed sample, unchanged). */
 export function sampleCronJob(): Obj {
-  const url = new URL("../../examples/cronjob/cronjob-sample.yaml", import.meta.url);
-  let text: string;
-  try {
-    text = readFileSync(url, "utf8");
-  } catch {
-    text = readFileSync("/work/shared/seed-samples/cronjob/batch_v1_cronjob.yaml", "utf8");
-  }
-  const obj = parse(text) as Obj;
+  const obj = parse(readFileSync(new URL("../../examples/cronjob/cronjob-sample.yaml", import.meta.url), "utf8")) as Obj;
   obj.metadata.namespace ??= "default";
   return obj;
 }
 
 export const SCHEDULED_AT = "batch.tutorial.kubebuilder.io/scheduled-at";
-
-/**
- * Why the CronJob scenarios cannot run on this branch, or undefined when they can: the kind must
- * be registered and its sync hook must create a Job for a due slot (the placeholder does not).
- */
-export function cronJobUnavailable(): string | undefined {
-  const def = findController("cronjob");
-  if (!def) return "the cronjob kind is not in src/controllers/registry.ts on this branch";
-  const now = new Date("2026-01-01T00:10:30Z");
-  const parent = { ...sampleCronJob(), metadata: { name: "probe", namespace: "default", uid: "u", generation: 1, creationTimestamp: "2026-01-01T00:00:00Z" } };
-  try {
-    const result = def.sync({ parent, children: { "Job.batch/v1": {} }, related: {}, finalizing: false } as never, now, undefined);
-    if (result.response.children.length === 0) return "the cronjob hook on this branch is the placeholder (it creates no Jobs)";
-  } catch (err) {
-    return `the cronjob hook failed on a probe request: ${String(err)}`;
-  }
-  return undefined;
-}
 
 /** One Job creation seen in the store. */
 export interface JobCreation {

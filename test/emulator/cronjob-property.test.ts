@@ -2,10 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import type { ControllerFaults } from "../../src/emulator/controller.ts";
-import { cronJobUnavailable, FIVE_MINUTES, randomJobs, startCronJobRun } from "./cronjob-harness.ts";
+import { FIVE_MINUTES, randomJobs, startCronJobRun } from "./cronjob-harness.ts";
 import { seededRandom } from "../../src/emulator/random.ts";
 
-const unavailable = cronJobUnavailable();
 
 const action = fc.oneof(
   fc.constant({ kind: "suspend" as const }),
@@ -75,6 +74,6 @@ async function checkPolicies(policies: Array<"Allow" | "Forbid" | "Replace">, nu
   );
 }
 
-test("CronJob under random events and faults: no slot twice, Forbid/Replace never two active, history limits, resync > 0, on time after recovery", { skip: unavailable }, async () => {
+test("CronJob under random events and faults: no slot twice, Forbid/Replace never two active, history limits, resync > 0, on time after recovery", async () => {
   await checkPolicies(["Allow", "Forbid", "Replace"], 8);
 });

@@ -1,12 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cronJobUnavailable, FIVE_MINUTES, runWeek, scenarioDays } from "./cronjob-harness.ts";
+import { FIVE_MINUTES, runWeek, scenarioDays } from "./cronjob-harness.ts";
 import { seededRandom } from "../../src/emulator/random.ts";
 
-const unavailable = cronJobUnavailable();
 const days = scenarioDays(1);
 
-test(`CronJob emulated ${days === 1 ? "day" : `${days} days`}, */5 with Allow: every slot runs once, on time; history limits hold; the loop quiesces`, { skip: unavailable }, async () => {
+test(`CronJob emulated ${days === 1 ? "day" : `${days} days`}, */5 with Allow: every slot runs once, on time; history limits hold; the loop quiesces`, async () => {
   const seed = 11;
   const { run, start, end, maxPassesPerSlot, lateWakeups } = await runWeek("Allow", seed, seededRandom(seed), days);
   try {

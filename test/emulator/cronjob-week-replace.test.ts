@@ -1,12 +1,11 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cronJobUnavailable, FIVE_MINUTES, runWeek, scenarioDays } from "./cronjob-harness.ts";
+import { FIVE_MINUTES, runWeek, scenarioDays } from "./cronjob-harness.ts";
 import { seededRandom } from "../../src/emulator/random.ts";
 
-const unavailable = cronJobUnavailable();
 const days = scenarioDays(1);
 
-test(`CronJob emulated ${days === 1 ? "day" : `${days} days`}, */5 with Replace: a running Job is replaced (deleted with its Pod), every slot runs once on time`, { skip: unavailable }, async () => {
+test(`CronJob emulated ${days === 1 ? "day" : `${days} days`}, */5 with Replace: a running Job is replaced (deleted with its Pod), every slot runs once on time`, async () => {
   const seed = 13;
   const { run, start, end, maxPassesPerSlot, lateWakeups } = await runWeek("Replace", seed, seededRandom(seed), days);
   try {

@@ -9,7 +9,7 @@ import { startFakeApiServer } from "../helpers/fake-apiserver.ts";
 import { clusterFromRequest, labelledRequest } from "../helpers/recorded-cluster.ts";
 
 // The CronJob golden fixtures are recorded hook requests; served as live API objects they are
-// the shared cases C1-C9 as a cluster would show them.
+// the real-world CronJob cases (C1-C9 in test/controllers/cronjob/cases.test.ts) as a cluster would show them.
 const DIR = "test/fixtures/cronjob";
 const controllers = [{ def: cronJobController, options: undefined }];
 

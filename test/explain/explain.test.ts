@@ -1,14 +1,16 @@
 import { test, before, after } from "node:test";
+import { configureControllers } from "../../src/controllers/registry.ts";
 import assert from "node:assert/strict";
 import { runExplain } from "../../src/explain/command.ts";
 import { formatLabelSelector } from "../../src/explain/gather.ts";
-import { childChanges, describeInZone } from "../../src/explain/summary.ts";
+import { childChanges } from "../../src/explain/summary.ts";
+import { describeInZone } from "../../src/controllers/cronjob/explain.ts";
 import { startFakeApiServer, type FakeApiServer } from "../helpers/fake-apiserver.ts";
-import { widgetController } from "../helpers/fake-kind.ts";
+import { widgetController } from "../fixtures/kinds/widget/index.ts";
 
 const NOW = new Date("2026-01-05T12:00:30Z");
 const UID = "uid-widget-1";
-const controllers = [{ def: widgetController, options: undefined }];
+const controllers = configureControllers({}, [widgetController]);
 
 function job(name: string, labels: Record<string, string>, owner?: string) {
   return {
@@ -67,6 +69,7 @@ test("explain reads parent, children and related objects and prints what the hoo
     [
       "Widget team/w (generation 2) at 2026-01-05T12:00:30.000Z",
       "Hook:          sync",
+      'Widget:        1 child(ren) to create, status {"observed":true,"pods":["w-pod"]}',
       "Children:",
       "  would create: Job/w-next",
       "  would delete: Job/other-1",

@@ -28,6 +28,7 @@ export async function resolve(specifier, context, next) {
       "await import('./src/http/app.ts');",
       "await import('./src/cli/hook-command.ts');",
       "await import('./src/admission/routes.ts');",
+      "await import('./src/index.ts');",
     ].join(" ");
     const run = spawnSync(process.execPath, ["--import", join(dir, "register.mjs"), "--import", "tsx", "--input-type=module", "-e", script], {
       encoding: "utf8",
@@ -37,6 +38,8 @@ export async function resolve(specifier, context, next) {
     assert.ok(urls.some((u) => u.endsWith("/src/http/app.ts")), "the trace saw the app (the hook works)");
     assert.deepEqual(urls.filter((u) => u.includes("@kubernetes/client-node")), []);
     assert.deepEqual(urls.filter((u) => u.includes("/src/explain/")), []);
+    // yaml is a devDependency (manifest generation only): the production tree does not have it.
+    assert.deepEqual(urls.filter((u) => u.includes("/node_modules/yaml/")), []);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -24,7 +24,7 @@ export const configured = configureControllers({});
 
 /** Every hook route, from the registry (new kinds are fuzzed without touching this suite). */
 export const routes: Route[] = configured.flatMap((c) =>
-  (c.def.customize ? (["sync", "finalize", "customize"] as const) : (["sync", "finalize"] as const)).map((hook) => ({
+  (c.def.hasCustomize ? (["sync", "finalize", "customize"] as const) : (["sync", "finalize"] as const)).map((hook) => ({
     controller: c,
     hook,
     path: `/${hook}/${c.def.name}`,

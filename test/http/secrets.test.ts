@@ -4,14 +4,14 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, existsSync } from "node:fs";
+import { readFileSync } from "node:fs";
 import { Writable } from "node:stream";
 import request from "supertest";
 import { pino } from "pino";
 import { createApp } from "../../src/http/app.ts";
 import { createMetrics } from "../../src/http/metrics.ts";
 import { BearerToken } from "../../src/http/auth.ts";
-import { configureControllers, findController } from "../../src/controllers/registry.ts";
+import { configureControllers } from "../../src/controllers/registry.ts";
 
 const FIXTURE = new URL("../fixtures/cibuild/invalid-credentials-in-url/", import.meta.url);
 const TOKEN = "bearer-7c1d9e0f5a-secret";
@@ -24,11 +24,7 @@ const SECRET_URLS: [url: string, secret: string][] = [
   ["ssh://carol:ssh-pass-secret-7@git.example.com/app.git", "ssh-pass-secret-7"],
 ];
 
-test("a CIBuild git URL with credentials never shows up in the answer, the logs or the metrics", async (t) => {
-  if (!findController("cibuild") || !existsSync(new URL("request.json", FIXTURE))) {
-    t.skip("the CIBuild controller is not on this branch");
-    return;
-  }
+test("a CIBuild git URL with credentials never shows up in the answer, the logs or the metrics", async () => {
   const base = JSON.parse(readFileSync(new URL("request.json", FIXTURE), "utf8"));
   const now = new Date(readFileSync(new URL("now.txt", FIXTURE), "utf8").trim());
   const lines: string[] = [];

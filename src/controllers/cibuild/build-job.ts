@@ -38,8 +38,9 @@ export const KANIKO_DIGEST_FILE = `${WORKSPACE}/image-digest`;
 /**
  * The `prepare` script. Fixed text: the user's context dir and Dockerfile arrive as env
  * `CONTEXT_DIR` and `DOCKERFILE`. It copies `<link>/<CONTEXT_DIR>/.` — dotfiles included, so
- * `.dockerignore` survives (seed defect 13) — into a plain directory, because kaniko copies
- * nothing from git-sync's symlink (case B1), and fails early when a path is missing (case B2).
+ * `.dockerignore` survives (`cp dir/*` would skip it) — into a plain directory, because kaniko
+ * copies nothing from git-sync's symlink, and fails early with a reason when the context
+ * directory or the Dockerfile is missing.
  *
  * Both paths are resolved with `realpath` (every symlink, including ones committed in the
  * repository) before they are checked: the context dir must stay inside the checkout and the
@@ -157,7 +158,10 @@ export function buildLabels(parentName: string, buildHash: string): Record<strin
   };
 }
 
-/** Every `--destination` of a build: the image, the immutable tag (D5), the additional tags. */
+/**
+ * Every `--destination` of a build: the image, the immutable tag `cibuild-<hash>` (so a deploy
+ * never depends on the Pod reporting the digest), the additional tags.
+ */
 export function destinations(spec: NormalizedSpec, buildHash: string): string[] {
   const out = [spec.output.image];
   if (spec.output.immutableTag) out.push(`${spec.output.repository}:${immutableTag(buildHash)}`);
@@ -175,7 +179,8 @@ const restricted = (uid: number) => ({
 
 function gitSyncContainer(spec: NormalizedSpec, options: CIBuildOptions): Record<string, unknown> {
   const git = spec.git;
-  // Only git-sync v4 flags, one argv element each (case B4: no GIT_SYNC_* env, no v3 flags); each
+  // Only git-sync v4 flags, one argv element each: no GIT_SYNC_* env and no v3 flags (a v4 image
+  // given v3 variables dies on GIT_SYNC_PERMISSIONS); each
   // is a pflag of kubernetes/git-sync main.go (v4.7), and GITSYNC_USERNAME is the env default of
   // --username there.
   const args = [
@@ -327,16 +332,16 @@ function buildkitContainer(spec: NormalizedSpec, buildHash: string, options: CIB
 }
 
 /**
- * The build Job for one build hash. Never updated after creation (Jobs are immutable; case B7):
- * new build inputs give a new hash, hence a new name. No `ttlSecondsAfterFinished` (case B8):
- * retention is the hook's job.
+ * The build Job for one build hash. Never updated after creation (a Job's Pod template is
+ * immutable): new build inputs give a new hash, hence a new name. No `ttlSecondsAfterFinished`:
+ * retention is the hook's job, and a finished build whose Job vanished is never rebuilt.
  */
 export function buildJob(input: BuildJobInput): KubeObject {
   const { parentName, buildHash, spec, options } = input;
   const labels = buildLabels(parentName, buildHash);
   const volumes: Array<Record<string, unknown>> = [{ name: "workspace", emptyDir: {} }];
   // defaultMode 0400 (256) + fsGroup 65533: SSH accepts the key and git-sync runs as its own
-  // non-root user (case B5; seed defect: git-sync as root).
+  // non-root user (the seed ran git-sync as root).
   if (spec.git.cloneSecret) volumes.push({ name: "git-secret", secret: { secretName: spec.git.cloneSecret, defaultMode: 256 } });
   if (spec.output.pushSecret) {
     volumes.push({

@@ -1,6 +1,6 @@
 /**
- * What observed build Jobs and their Pods say (cibuild-api.md §7.6 steps 4-5): each Job's state
- * judged by its conditions' type *and* status (never `conditions[0]`, seed defect 6), and the
+ * What observed build Jobs and their Pods say: each Job's state judged by its conditions' type
+ * *and* status (never `conditions[0]`: newer Kubernetes adds interim conditions first), and the
  * build Pods' termination messages — commit SHA from `prepare`, digest from `digest` (kaniko) or
  * `build` (BuildKit), failure text from whichever container failed.
  *

@@ -1,5 +1,5 @@
 /**
- * CEL `x-kubernetes-validations` for the CIBuild spec: the rules of cibuild-api.md §7.7 that CEL
+ * CEL `x-kubernetes-validations` for the CIBuild spec: the hook's validation rules that CEL
  * can express (legacy/structured conflicts, relative paths without `..`, no credentials in the
  * repo URL, no digest in the image). The hook keeps checking everything; every rule here must be
  * no stricter than the hook (test/crd/cel-rules.test.ts).
@@ -14,7 +14,7 @@
  *
  * @packageDocumentation
  */
-import type { CelRule } from "../cronjob/cel-rules.ts";
+import type { CelRule } from "../../crd/build-crd.ts";
 
 /** `has()` chain plus non-empty check for an optional nested string, e.g. `self.source.git.url`. */
 function present(path: string): string {
@@ -45,7 +45,7 @@ function relativePath(field: string, reason: string, fieldPath = `.${field}`): C
   };
 }
 
-/** The CIBuild spec rules, in the hook's check order (§7.7). */
+/** The CIBuild spec rules, in the hook's check order (docs/cibuild.md, "Validation order"). */
 export const ciBuildCelRules: CelRule[] = [
   conflict("SCMRepoURL", "source.git.url"),
   conflict("SCMBranch", "source.git.revision"),

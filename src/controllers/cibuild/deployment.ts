@@ -1,6 +1,5 @@
 /**
- * The app Deployment (apps/v1, updated in place) and how its image reference is chosen
- * (cibuild-api.md §7.5).
+ * The app Deployment (apps/v1, updated in place) and how its image reference is chosen.
  *
  * @packageDocumentation
  */
@@ -13,8 +12,8 @@ import { ANNOTATION_BUILD_HASH, ANNOTATION_BUILD_JOB, LABEL_CIBUILD, MANAGED_BY,
 export const APP_CONTAINER = "app";
 
 /**
- * The image reference of a successful build, in the §7.5 order:
- * 1. `<repository>@<digest>` once the digest is known (pinned; seed defect 3);
+ * The image reference of a successful build, best first:
+ * 1. `<repository>@<digest>` once the digest is known (pinned: a reused tag never rolls the Pods);
  * 2. else `<repository>:cibuild-<buildHash>` when the immutable tag was pushed;
  * 3. else `output.image` (a mutable tag: {@link deploymentFor} then adds a pod-template
  *    annotation carrying the build hash, to force a rollout).

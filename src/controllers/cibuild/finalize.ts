@@ -1,6 +1,7 @@
 /**
- * The CIBuild finalize hook (§7.6 step 1): no children are desired, so Metacontroller deletes the
- * Jobs (with their Pods: Background propagation), the Deployment and the Service (decision D6);
+ * The CIBuild finalize hook: no children are desired, so Metacontroller deletes the Jobs (with
+ * their Pods: Background propagation), the Deployment and the Service, as the seed operator did
+ * when its object was deleted;
  * `finalized` turns true once none of them is observed any more.
  *
  * @packageDocumentation

@@ -1,20 +1,21 @@
 /**
- * The CIBuild controller kind: git → in-cluster image build → digest-pinned Deployment.
+ * The CIBuild kind: git → in-cluster image build → digest-pinned Deployment.
  *
  * @packageDocumentation
  */
-import type { AdmissionSupport, ControllerDefinition } from "../types.ts";
+import type { AdmissionSupport } from "../types.ts";
 import type { KubeObject } from "../../metacontroller/contract.ts";
-import { CIBUILD_API_VERSION, CIBUILD_PLURAL, ciBuildCrd } from "./schema.ts";
-import { loadCIBuildOptions, type CIBuildOptions } from "./options.ts";
+import { defineKind } from "../define-kind.ts";
+import { CIBUILD_SCHEMA } from "./schema.ts";
+import { CIBUILD_OPTIONS, type CIBuildOptions } from "./options.ts";
+import { CHILDREN, PARENT } from "./resources.ts";
+import { CIBUILD_DEFAULTS } from "./defaults.ts";
 import { syncCIBuild } from "./sync.ts";
 import { finalizeCIBuild } from "./finalize.ts";
 import { customizeCIBuild } from "./customize.ts";
+import { explainCIBuild } from "./explain.ts";
 import { defaultSpec, validateSpec, validateSpecUpdate } from "./validate.ts";
 import { nestingProblem } from "../../kube/nesting.ts";
-
-/** Hook timeout in the CompositeController (Metacontroller's default is 10s too; explicit here). */
-export const HOOK_TIMEOUT = "10s";
 
 /** Validation and defaulting for admission webhooks: the sync hook's own rules. */
 export const ciBuildAdmission: AdmissionSupport = {
@@ -28,45 +29,23 @@ export const ciBuildAdmission: AdmissionSupport = {
 };
 
 /**
- * The CompositeController for CIBuild (§7.8): Jobs are never updated (no updateStrategy, i.e.
- * OnDelete: Jobs are immutable), the Deployment and Service are updated in place.
- * @param base - hook base URL without trailing slash
+ * The CIBuild kind. Build Jobs are never updated; the Deployment and Service are updated in place
+ * (see resources.ts). The customize hook asks for the build Pods.
  */
-export function ciBuildCompositeController(base: string): Record<string, unknown> {
-  const hook = (path: string) => ({ webhook: { url: `${base}/${path}/cibuild`, timeout: HOOK_TIMEOUT }, version: "v1" });
-  return {
-    apiVersion: "metacontroller.k8s.io/v1alpha1",
-    kind: "CompositeController",
-    metadata: { name: "cibuild-controller" },
-    spec: {
-      generateSelector: true,
-      parentResource: { apiVersion: CIBUILD_API_VERSION, resource: CIBUILD_PLURAL },
-      childResources: [
-        { apiVersion: "batch/v1", resource: "jobs" },
-        { apiVersion: "apps/v1", resource: "deployments", updateStrategy: { method: "InPlace" } },
-        { apiVersion: "v1", resource: "services", updateStrategy: { method: "InPlace" } },
-      ],
-      hooks: { sync: hook("sync"), finalize: hook("finalize"), customize: hook("customize") },
-    },
-  };
-}
-
-/** The CIBuild kind as metahooks serves it. */
-export const ciBuildController: ControllerDefinition<CIBuildOptions> = {
+export const ciBuildController = defineKind<CIBuildOptions>({
   name: "cibuild",
-  apiVersion: CIBUILD_API_VERSION,
-  kind: "CIBuild",
-  sync: syncCIBuild,
-  finalize: finalizeCIBuild,
-  customize: customizeCIBuild,
+  parent: PARENT,
+  children: CHILDREN,
+  schema: CIBUILD_SCHEMA,
+  defaults: CIBUILD_DEFAULTS,
+  hooks: { sync: syncCIBuild, finalize: finalizeCIBuild, customize: customizeCIBuild },
   admission: ciBuildAdmission,
-  loadOptions: loadCIBuildOptions,
-  crd: ciBuildCrd,
-  compositeController: ciBuildCompositeController,
-};
+  options: CIBUILD_OPTIONS,
+  explain: explainCIBuild,
+});
 
-export { syncCIBuild, finalizeCIBuild, customizeCIBuild, ciBuildCrd };
-export { loadCIBuildOptions, DEFAULT_CIBUILD_OPTIONS, CIBUILD_IMAGE_ENV, type CIBuildOptions } from "./options.ts";
+export { syncCIBuild, finalizeCIBuild, customizeCIBuild };
+export { loadCIBuildOptions, DEFAULT_CIBUILD_OPTIONS, type CIBuildOptions } from "./options.ts";
 export { checkSpec, validateSpec, defaultSpec, normalizeSpec, type NormalizedSpec } from "./validate.ts";
 export { computeBuildHash, buildJobName, childNames } from "./naming.ts";
 export { CIBuildSpecSchema, CIBuildStatusSchema, type CIBuildSpec, type CIBuildStatus, type BuildRecord, type SuccessfulBuild } from "./schema.ts";

@@ -1,5 +1,6 @@
 /**
- * Names, labels and the build hash of a CIBuild's children (cibuild-api.md §7.4, normative).
+ * Names, labels and the build hash of a CIBuild's children (docs/cibuild.md, "Build hash and
+ * names"). Changing any of them renames every child, so existing Jobs would be rebuilt.
  *
  * @packageDocumentation
  */
@@ -18,7 +19,7 @@ export const ANNOTATION_BUILD_HASH = "cicd.cicd.com/build-hash";
 /** Label the Job controller puts on a Job's Pods (Kubernetes ≥ 1.27), and its legacy spelling. */
 export const JOB_NAME_LABELS = ["batch.kubernetes.io/job-name", "job-name"] as const;
 
-/** Top-level spec keys that never trigger a rebuild (§7.4). */
+/** Top-level spec keys that never trigger a rebuild: they only shape the Deployment, retention or suspension. */
 const NON_BUILD_KEYS = new Set(["deploy", "retention", "suspend"]);
 
 /**

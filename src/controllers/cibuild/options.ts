@@ -5,6 +5,7 @@
  *
  * @packageDocumentation
  */
+import type { KindOptions } from "../types.ts";
 
 /** Images used in build Jobs. */
 export interface CIBuildOptions {
@@ -19,8 +20,8 @@ export interface CIBuildOptions {
 }
 
 /**
- * Pinned default images (cibuild-api.md §2, §8). Tags, not digests: pin digests of the images
- * you mirrored through the environment variables.
+ * Pinned default images. Tags, not digests, so `--help` and Pod specs show versions; to pin
+ * digests, set the variables to the digests of the images you mirrored.
  */
 export const DEFAULT_CIBUILD_OPTIONS: Readonly<CIBuildOptions> = Object.freeze({
   gitSyncImage: "registry.k8s.io/git-sync/git-sync:v4.7.1",
@@ -30,13 +31,20 @@ export const DEFAULT_CIBUILD_OPTIONS: Readonly<CIBuildOptions> = Object.freeze({
   buildkitImage: "docker.io/moby/buildkit:v0.32.2-rootless",
 });
 
-/** Environment variable of each option. */
-export const CIBUILD_IMAGE_ENV: Readonly<Record<keyof CIBuildOptions, string>> = Object.freeze({
-  gitSyncImage: "GIT_SYNC_IMAGE",
-  prepareImage: "PREPARE_IMAGE",
-  kanikoImage: "KANIKO_IMAGE",
-  buildkitImage: "BUILDKIT_IMAGE",
-});
+/** Environment variable and help text of each option. */
+const VARIABLES: ReadonlyArray<{ key: keyof CIBuildOptions; name: string; help: string }> = [
+  { key: "gitSyncImage", name: "GIT_SYNC_IMAGE", help: "init container git-sync (git-sync v4, one-shot clone)" },
+  { key: "prepareImage", name: "PREPARE_IMAGE", help: "init container prepare (needs sh, readlink, basename, cp)" },
+  { key: "kanikoImage", name: "KANIKO_IMAGE", help: "build container for build.strategy kaniko (the executor)" },
+  { key: "buildkitImage", name: "BUILDKIT_IMAGE", help: "build container for build.strategy buildkit (a -rootless image)" },
+];
+
+/** The CIBuild kind's service configuration, as the kind contract declares it. */
+export const CIBUILD_OPTIONS: KindOptions<CIBuildOptions> = {
+  title: "cibuild build images; serve and the hook commands; pinned tag or digest required",
+  variables: VARIABLES.map(({ key, name, help }) => ({ name, help, default: DEFAULT_CIBUILD_OPTIONS[key] })),
+  load: (env) => loadCIBuildOptions(env),
+};
 
 // An image reference as a container spec accepts it: no whitespace, no control characters,
 // registry/path[:tag][@digest]. A floating `:latest` (or no tag) is refused: builds must be pinned.
@@ -51,8 +59,7 @@ const IMAGE = /^[a-z0-9]([a-zA-Z0-9._:/-]*[a-zA-Z0-9])?(:[\w][\w.-]{0,127})?(@sh
  */
 export function loadCIBuildOptions(env: Record<string, string | undefined>): CIBuildOptions {
   const options = { ...DEFAULT_CIBUILD_OPTIONS };
-  for (const key of Object.keys(CIBUILD_IMAGE_ENV) as Array<keyof CIBuildOptions>) {
-    const name = CIBUILD_IMAGE_ENV[key];
+  for (const { key, name } of VARIABLES) {
     const value = env[name];
     if (value === undefined || value === "") continue;
     const lastSegment = value.split("@")[0]!.split("/").pop() ?? "";

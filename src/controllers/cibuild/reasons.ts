@@ -1,5 +1,5 @@
 /**
- * Condition types and CamelCase reasons of CIBuild status (cibuild-api.md §7.7), as constants.
+ * Condition types and CamelCase reasons of CIBuild status, as constants.
  *
  * @packageDocumentation
  */
@@ -14,7 +14,8 @@ export const ConditionType = {
 
 /**
  * `SpecValid=False` reasons, in check order: the first failing one is the condition's reason
- * (§7.7). `InvalidField` is ours: a type or range error on a field no §7.7 reason covers
+ * (docs/cibuild.md, "Validation order"). `InvalidField` covers a type or range error on a field
+ * no other reason covers
  * (e.g. `deploy.replicas: -1`, a malformed Secret name).
  */
 export const SpecReason = {
@@ -84,5 +85,3 @@ export const DeployReason = {
 
 /** Reason of `Ready` and the other conditions while the parent is being deleted. */
 export const REASON_TERMINATING = "Terminating";
-/** `Ready=False` reason while `spec.suspend` holds a build back. */
-export const REASON_SUSPENDED = "Suspended";

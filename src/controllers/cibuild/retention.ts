@@ -1,7 +1,7 @@
 /**
- * Which observed build Jobs to keep (cibuild-api.md §7.6 step 9). Every Job left out of the answer
- * is deleted by Metacontroller (Background propagation, so its Pods go too; seed defect 8), so
- * retention is simply what we return. There is no `ttlSecondsAfterFinished` (case B8).
+ * Which observed build Jobs to keep. Every Job left out of the answer is deleted by Metacontroller
+ * (Background propagation, so its Pods go too), so retention is simply what we return. There is
+ * no `ttlSecondsAfterFinished`: a Job deleted behind our back would look like a build to redo.
  *
  * @packageDocumentation
  */
@@ -30,7 +30,8 @@ function newestFirst(a: ObservedBuildJob, b: ObservedBuildJob): number {
  * Applies the retention rules to the Jobs that are *not* the current build's Job.
  *
  * - The Job named in `lastSuccessfulBuild` is always kept and not counted.
- * - Unfinished stale Jobs are omitted: the latest spec wins (decision D3), and a suspended
+ * - Unfinished stale Jobs are omitted: the latest spec wins (an outdated build only costs
+ *   capacity; OpenShift's SerialLatestOnly does the same), and a suspended
  *   CIBuild runs nothing.
  * - Jobs already being deleted are left to finish going.
  * - Of the rest, the newest `succeededLimit` succeeded and `failedLimit` failed Jobs are kept.

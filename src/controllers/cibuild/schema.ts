@@ -1,16 +1,16 @@
 /**
  * The CIBuild API (`cicd.cicd.com/v1alpha1`): one zod schema for spec and status, the single
- * source of the hook's type checks, the TypeScript types and the CRD's openAPIV3Schema
- * (cibuild-api.md §7.2, §7.3).
+ * source of the hook's type checks, the TypeScript types and the CRD's openAPIV3Schema.
  *
  * The schema holds *no* `.default()`: defaults are applied by the hook ({@link normalizeSpec} in
- * `validate.ts`), never stored, because the build hash is taken over the spec as received (§7.4)
+ * `validate.ts`), never stored, because the build hash is taken over the spec as received
  * and an apiserver-written default would change it.
  *
  * @packageDocumentation
  */
 import { z } from "zod";
-import { buildCrd } from "../../crd/build-crd.ts";
+import type { KindSchema } from "../types.ts";
+import { ConditionSchema } from "../../kube/conditions.ts";
 import { ciBuildCelRules } from "./cel-rules.ts";
 
 /** API group of the CIBuild kind (the seed's `cicd` group + `cicd.com` domain). */
@@ -19,7 +19,7 @@ export const CIBUILD_GROUP = "cicd.cicd.com";
 export const CIBUILD_VERSION = "v1alpha1";
 /** `apiVersion` of CIBuild objects. */
 export const CIBUILD_API_VERSION = `${CIBUILD_GROUP}/${CIBUILD_VERSION}`;
-/** CRD plural (decision D7: not the seed's `cibuildren`). */
+/** CRD plural: not the seed's `cibuildren`, a pluralizer bug (the samples never name the plural). */
 export const CIBUILD_PLURAL = "cibuilds";
 
 /** Kubernetes resource quantities: `"500m"`, `"1Gi"` or an integer. */
@@ -44,10 +44,10 @@ const GitSource = z.object({
     .string()
     .describe("Secret with the clone credentials. SSH: keys <sshKeySecretKey> and known_hosts. HTTPS: keys username and password. Required for SSH URLs. Twin of SCMSecret.")
     .optional(),
-  sshKeySecretKey: z.string().describe("Key of the SSH private key in cloneSecret (default ssh; ssh-privatekey for kubernetes.io/ssh-auth Secrets).").optional(),
-  insecureIgnoreHostKey: z.boolean().describe("Skip the SSH host key check (--ssh-known-hosts=false). Default false.").optional(),
-  depth: z.int().min(0).max(1000000).describe("Clone depth; 0 is the full history. Default 1.").optional(),
-  submodules: z.enum(["off", "shallow", "recursive"]).describe("Submodule handling. Default recursive.").optional(),
+  sshKeySecretKey: z.string().describe("Key of the SSH private key in cloneSecret (ssh-privatekey for kubernetes.io/ssh-auth Secrets).").optional(),
+  insecureIgnoreHostKey: z.boolean().describe("Skip the SSH host key check (--ssh-known-hosts=false).").optional(),
+  depth: z.int().min(0).max(1000000).describe("Clone depth; 0 is the full history.").optional(),
+  submodules: z.enum(["off", "shallow", "recursive"]).describe("Submodule handling.").optional(),
 });
 
 const BuildArg = z.object({
@@ -79,8 +79,8 @@ export const CIBuildSpecSchema = z
       .optional(),
     build: z
       .object({
-        strategy: z.enum(["kaniko", "buildkit"]).describe("Builder: kaniko (default) or buildkit (rootless; needs a privileged Pod Security namespace).").optional(),
-        dockerfile: z.string().describe("Dockerfile path relative to the context. Default Dockerfile.").optional(),
+        strategy: z.enum(["kaniko", "buildkit"]).describe("Builder: kaniko or buildkit (rootless; needs a privileged Pod Security namespace).").optional(),
+        dockerfile: z.string().describe("Dockerfile path relative to the context.").optional(),
         target: z.string().describe("Multi-stage target (--target).").optional(),
         buildArgs: z.array(BuildArg).optional(),
         cache: z
@@ -89,9 +89,9 @@ export const CIBuildSpecSchema = z
             repo: z.string().describe("Cache repository (--cache-repo).").optional(),
           })
           .optional(),
-        reproducible: z.boolean().describe("Strip timestamps (--reproducible). Default false.").optional(),
-        timeout: z.string().describe("Build deadline as a duration such as 30m or 1h30m (Job activeDeadlineSeconds). Default 30m.").optional(),
-        retries: z.int().min(0).max(5).describe("Job backoffLimit. Default 1.").optional(),
+        reproducible: z.boolean().describe("Strip timestamps (--reproducible).").optional(),
+        timeout: z.string().describe("Build deadline as a duration such as 30m or 1h30m (Job activeDeadlineSeconds).").optional(),
+        retries: z.int().min(0).max(5).describe("Job backoffLimit.").optional(),
         resources: ResourceRequirements.optional(),
         nodeSelector: z.record(z.string(), z.string()).optional(),
         tolerations: z.array(Toleration).optional(),
@@ -102,19 +102,19 @@ export const CIBuildSpecSchema = z
       .object({
         image: z.string().describe("Image to push, repository[:tag] (no digest). Twin of imageDestination.").optional(),
         pushSecret: z.string().describe("kubernetes.io/dockerconfigjson Secret used to push.").optional(),
-        pushSecretKey: z.string().describe("Key in pushSecret holding the docker config. Default .dockerconfigjson.").optional(),
-        insecure: z.boolean().describe("Push over plain HTTP. Default false (true in legacy mode).").optional(),
-        immutableTag: z.boolean().describe("Also push <repository>:cibuild-<buildHash>. Default true.").optional(),
+        pushSecretKey: z.string().describe("Key in pushSecret holding the docker config.").optional(),
+        insecure: z.boolean().describe("Push over plain HTTP. In legacy mode (no spec.output, spec.imageDestination set) the hook assumes true.").optional(),
+        immutableTag: z.boolean().describe("Also push <repository>:cibuild-<buildHash>.").optional(),
         additionalTags: z.array(z.string()).describe("More tags pushed to the same repository.").optional(),
       })
       .optional(),
     deploy: z
       .object({
-        enabled: z.boolean().describe("Run the built image as a Deployment. Default true.").optional(),
-        replicas: z.int().min(0).max(10000).describe("Default 1.").optional(),
+        enabled: z.boolean().describe("Run the built image as a Deployment.").optional(),
+        replicas: z.int().min(0).max(10000).describe("Replicas of the Deployment.").optional(),
         port: z.int().min(1).max(65535).describe("Container port named http; a Service exists only when set.").optional(),
-        servicePort: z.int().min(1).max(65535).describe("Service port. Default: port.").optional(),
-        serviceType: z.enum(["ClusterIP", "NodePort", "LoadBalancer"]).describe("Default ClusterIP.").optional(),
+        servicePort: z.int().min(1).max(65535).describe("Service port. Unset: deploy.port.").optional(),
+        serviceType: z.enum(["ClusterIP", "NodePort", "LoadBalancer"]).describe("Type of the Service.").optional(),
         env: z
           .array(
             z.object({
@@ -130,11 +130,11 @@ export const CIBuildSpecSchema = z
       .optional(),
     retention: z
       .object({
-        succeededLimit: z.int().min(0).max(100).describe("Old succeeded build Jobs kept. Default 2.").optional(),
-        failedLimit: z.int().min(0).max(100).describe("Old failed build Jobs kept. Default 2.").optional(),
+        succeededLimit: z.int().min(0).max(100).describe("Old succeeded build Jobs kept.").optional(),
+        failedLimit: z.int().min(0).max(100).describe("Old failed build Jobs kept.").optional(),
       })
       .optional(),
-    suspend: z.boolean().describe("Cancel a running build and start no new one. Default false.").optional(),
+    suspend: z.boolean().describe("Cancel a running build and start no new one.").optional(),
     rebuildToken: z.string().describe("Change it to build the same spec again (e.g. new commits on a branch).").optional(),
   })
   .describe("What to build and how to run it. Defaults are applied by the hook, not stored.");
@@ -142,19 +142,8 @@ export const CIBuildSpecSchema = z
 /** A CIBuild spec as parsed by {@link CIBuildSpecSchema} (every field optional). */
 export type CIBuildSpec = z.infer<typeof CIBuildSpecSchema>;
 
-const ConditionSchema = z.object({
-  type: z.string(),
-  status: z.enum(["True", "False", "Unknown"]),
-  reason: z.string(),
-  message: z.string(),
-  lastTransitionTime: z.string(),
-  observedGeneration: z.int().optional(),
-});
-
 /** Phases of one build (`status.currentBuild.phase`). */
 export const BUILD_PHASES = ["Pending", "Running", "Succeeded", "Failed", "Cancelled"] as const;
-/** Phase of one build. */
-export type BuildPhase = (typeof BUILD_PHASES)[number];
 
 // Values read back from status are checked like fresh ones: status is writable through /status.
 const Digest = z.string().regex(/^sha256:[0-9a-f]{64}$/);
@@ -202,7 +191,7 @@ export const DeploymentStatusSchema = z.object({
 /** What status reports about the Deployment. */
 export type DeploymentStatus = z.infer<typeof DeploymentStatusSchema>;
 
-/** Overall phases (`status.phase`, §7.3). */
+/** Overall phases (`status.phase`). */
 export const PHASES = [
   "Pending",
   "Building",
@@ -222,7 +211,7 @@ export const CIBuildStatusSchema = z.object({
   observedGeneration: z.int().optional(),
   phase: z.enum(PHASES).optional(),
   message: z.string().optional(),
-  buildHash: z.string().optional().describe("Build hash of the current spec (cibuild-api.md §7.4)."),
+  buildHash: z.string().optional().describe("Build hash of the current spec: SHA-256 of the spec without deploy, retention and suspend (first 10 hex characters); new inputs, new build."),
   conditions: z.array(ConditionSchema).optional(),
   currentBuild: BuildRecordSchema.optional(),
   lastSuccessfulBuild: SuccessfulBuildSchema.optional(),
@@ -231,22 +220,15 @@ export const CIBuildStatusSchema = z.object({
 /** The status the hook writes. */
 export type CIBuildStatus = z.infer<typeof CIBuildStatusSchema>;
 
-/** The CIBuild CustomResourceDefinition (apiextensions.k8s.io/v1), generated from the schemas above. */
-export function ciBuildCrd(): Record<string, unknown> {
-  return buildCrd({
-    group: CIBUILD_GROUP,
-    version: CIBUILD_VERSION,
-    kind: "CIBuild",
-    plural: CIBUILD_PLURAL,
-    singular: "cibuild",
-    spec: CIBuildSpecSchema,
-    status: CIBuildStatusSchema,
-    specValidations: ciBuildCelRules,
-    description: "CIBuild clones a git repository, builds and pushes an image in a Job, and runs it as a Deployment pinned by digest.",
-    printerColumns: [
-      { name: "Phase", type: "string", jsonPath: ".status.phase" },
-      { name: "Image", type: "string", jsonPath: ".status.lastSuccessfulBuild.imageRef" },
-      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-    ],
-  });
-}
+/** What the generated CRD says besides the schemas. */
+export const CIBUILD_SCHEMA: KindSchema = {
+  spec: CIBuildSpecSchema,
+  status: CIBuildStatusSchema,
+  celRules: ciBuildCelRules,
+  description: "CIBuild clones a git repository, builds and pushes an image in a Job, and runs it as a Deployment pinned by digest.",
+  printerColumns: [
+    { name: "Phase", type: "string", jsonPath: ".status.phase" },
+    { name: "Image", type: "string", jsonPath: ".status.lastSuccessfulBuild.imageRef" },
+    { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+  ],
+};

@@ -1,7 +1,7 @@
 /**
  * CIBuild status: reading what the previous answer wrote (Metacontroller replaces status whole,
  * so what we learned must be carried forward), the Deployment's rollout state, and the phase and
- * conditions of §7.3.
+ * conditions.
  *
  * @packageDocumentation
  */
@@ -182,7 +182,7 @@ export function orderStatus(status: CIBuildStatus): Record<string, unknown> {
 }
 
 /**
- * The overall phase (§7.3): the build's state first (a cancelled build means `spec.suspend`),
+ * The overall phase: the build's state first (a cancelled build means `spec.suspend`),
  * then the rollout of the current build's image.
  * @param input.deployedIsCurrent - the Deployment is meant to run the current build's image
  */

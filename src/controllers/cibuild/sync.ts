@@ -1,5 +1,6 @@
 /**
- * The CIBuild sync hook (cibuild-api.md §7.6): stateless and deterministic. From the parent, its
+ * The CIBuild sync hook (docs/cibuild.md, "Sync, step by step"): stateless and deterministic.
+ * From the parent, its
  * observed Jobs / Deployment / Service and the related build Pods, it returns the complete desired
  * children and the whole status.
  *
@@ -34,11 +35,7 @@ import {
 } from "./status.ts";
 import { BuildReason, ConditionType, DeployReason, REASON_VALID } from "./reasons.ts";
 
-/** Children map keys of the CIBuild CompositeController. */
-export const JOB_GROUP = "Job.batch/v1";
-export const DEPLOYMENT_GROUP = "Deployment.apps/v1";
-export const SERVICE_GROUP = "Service.v1";
-export const POD_GROUP = "Pod.v1";
+import { DEPLOYMENT_GROUP, JOB_GROUP, POD_GROUP, SERVICE_GROUP } from "./resources.ts";
 
 /** The observed children of one request, by kind. */
 export interface ObservedChildren {
@@ -57,7 +54,7 @@ export function observedChildren(request: SyncRequest): ObservedChildren {
 }
 
 /**
- * Answer for an invalid spec (§7.6 step 2): every observed child re-emitted unchanged — nothing is
+ * Answer for an invalid spec: every observed child re-emitted unchanged (never destroy on doubt) — nothing is
  * created, updated or deleted — and the previous status carried forward with `phase: Invalid`,
  * `SpecValid=False` and `Ready=False` with the first problem's reason.
  */
@@ -106,8 +103,7 @@ function newRecord(jobName: string, hash: string, generation: number | undefined
 const TERMINAL = new Set(["Succeeded", "Failed"]);
 
 /**
- * Folds the observed Job of the current build hash and its Pods into the build record (§7.6
- * step 5). Values learned earlier (SHA, digest, a specific failure reason) are kept when the Pods
+ * Folds the observed Job of the current build hash and its Pods into the build record. Values learned earlier (SHA, digest, a specific failure reason) are kept when the Pods
  * are gone.
  */
 export function foldCurrentBuild(
@@ -180,7 +176,7 @@ export function foldCurrentBuild(
   }
 }
 
-/** The deployed build recovered from an observed Deployment when status was lost (§7.6 step 8). */
+/** The deployed build recovered from an observed Deployment when status was lost (a lost status never removes a running app). */
 function deployedFromObserved(deployment: KubeObject | undefined): Pick<SuccessfulBuild, "name" | "buildHash" | "imageRef"> | undefined {
   if (!deployment) return undefined;
   const image = observedAppImage(deployment);
@@ -204,7 +200,7 @@ function digestFromDeployment(deployment: KubeObject | undefined, hash: string, 
 
 /**
  * When status was lost and the current build's Job is gone, an observed Deployment annotated with
- * the current build hash proves that build succeeded: it is not built again (case B8).
+ * the current build hash proves that build succeeded: it is not built again.
  */
 function recoverRecordFromDeployment(
   deployment: KubeObject | undefined,
@@ -279,7 +275,8 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
   } else if (currentJob && !currentJob.beingDeleted && record.phase === "Cancelled") {
     decisions.push({ action: "delete", object: jobName, reason: "Suspended" });
   } else if (!currentJob && TERMINAL.has(record.phase)) {
-    // Case B8: a finished build whose Job is gone is final; it is never built again.
+    // A finished build whose Job is gone (TTL, retention, a human) is final; it is never built
+    // again, or deleting an old Job would silently redeploy a fresh build of a moving branch.
     decisions.push({ action: "skip", object: jobName, reason: "BuildFinished" });
   }
 

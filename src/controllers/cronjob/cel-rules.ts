@@ -11,10 +11,7 @@
  *
  * @packageDocumentation
  */
-import type { CrdOptions } from "../../crd/build-crd.ts";
-
-/** One CEL rule, as `buildCrd`'s `specValidations` takes it. */
-export type CelRule = NonNullable<CrdOptions["specValidations"]>[number];
+import type { CelRule } from "../../crd/build-crd.ts";
 
 /** The CronJob spec rules. */
 export const cronJobCelRules: CelRule[] = [

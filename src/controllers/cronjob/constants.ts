@@ -4,30 +4,46 @@
  * @packageDocumentation
  */
 
+import { groupKey } from "../define-kind.ts";
+import type { ChildResource, ParentResource } from "../types.ts";
+import type { SpecDefaults } from "../defaults.ts";
 import { REASON_NESTING_TOO_DEEP } from "../../kube/nesting.ts";
 
 /** The parent's API group, version and kind. */
-export const GROUP = "batch.tutorial.kubebuilder.io";
-export const VERSION = "v1";
+const GROUP = "batch.tutorial.kubebuilder.io";
+const VERSION = "v1";
 export const API_VERSION = `${GROUP}/${VERSION}`;
 export const KIND = "CronJob";
 
-/** The children group key in hook requests. */
-export const JOB_GROUP_KEY = "Job.batch/v1";
+/** The parent resource (the kubebuilder tutorial's CRD). */
+export const PARENT: ParentResource = { apiVersion: API_VERSION, kind: KIND, plural: "cronjobs", singular: "cronjob" };
+
+/**
+ * The only child type: batch/v1 Jobs. No update strategy (OnDelete): a Job's template is
+ * immutable, and a kept Job must never be recreated or patched because our view of it differs.
+ */
+export const JOB_CHILD: ChildResource = { apiVersion: "batch/v1", kind: "Job", resource: "jobs" };
+
+/** The Jobs' group key in hook requests (`Job.batch/v1`). */
+export const JOB_GROUP_KEY = groupKey(JOB_CHILD);
 
 /** Upstream's scheduled-time annotation (RFC 3339 in the CronJob's zone), GA in Kubernetes 1.32. */
 export const SCHEDULED_TIMESTAMP_ANNOTATION = "batch.kubernetes.io/cronjob-scheduled-timestamp";
 /** The kubebuilder tutorial's scheduled-time annotation (RFC 3339, UTC). */
 export const SCHEDULED_AT_ANNOTATION = "batch.tutorial.kubebuilder.io/scheduled-at";
 
-/** Defaults the hook assumes for unset fields (batch/v1 and the tutorial webhook agree). */
+/**
+ * Defaults the hook assumes for unset fields (batch/v1 and the tutorial webhook agree, except
+ * `timeZone`: upstream falls back to the controller's local zone, which a hook must never depend
+ * on). The kind's defaults table: the mutating webhook and the CRD descriptions use it too.
+ */
 export const DEFAULTS = {
   concurrencyPolicy: "Allow",
   suspend: false,
   successfulJobsHistoryLimit: 3,
   failedJobsHistoryLimit: 1,
   timeZone: "UTC",
-} as const;
+} as const satisfies SpecDefaults;
 
 /** At most this many references in `status.active` (the tutorial CRD's MaxItems). */
 export const MAX_ACTIVE_REFS = 10;

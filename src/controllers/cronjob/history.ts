@@ -48,7 +48,7 @@ function startTime(job: KubeObject): number | undefined {
 }
 
 /** Oldest first by `status.startTime`; Jobs without one sort last (newest), then by name. */
-export function compareByStartTime(a: KubeObject, b: KubeObject): number {
+function compareByStartTime(a: KubeObject, b: KubeObject): number {
   const ta = startTime(a);
   const tb = startTime(b);
   if (ta !== tb) {

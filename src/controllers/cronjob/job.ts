@@ -3,7 +3,9 @@
  *
  * @packageDocumentation
  */
+import type { Job, JobSpec } from "kubernetes-types/batch/v1.js";
 import type { KubeObject } from "../../metacontroller/contract.ts";
+import { asKubeObject, type TypedObject } from "../../kube/objects.ts";
 import { formatTime } from "../../kube/time.ts";
 import { SCHEDULED_AT_ANNOTATION, SCHEDULED_TIMESTAMP_ANNOTATION } from "./constants.ts";
 import type { CronJobSpec } from "./schema.ts";
@@ -22,7 +24,7 @@ import { formatInZone } from "./time-zone.ts";
  * @param zone - the CronJob's IANA zone
  */
 export function buildJob(parent: KubeObject, template: CronJobSpec["jobTemplate"], slot: Date, zone: string): KubeObject {
-  const metadata: KubeObject["metadata"] = { name: jobNameFor(parent.metadata.name, slot) };
+  const metadata: TypedObject["metadata"] = { name: jobNameFor(parent.metadata.name, slot) };
   if (parent.metadata.namespace) metadata.namespace = parent.metadata.namespace;
   const labels = template.metadata?.labels;
   if (labels && Object.keys(labels).length) metadata.labels = { ...labels };
@@ -31,10 +33,13 @@ export function buildJob(parent: KubeObject, template: CronJobSpec["jobTemplate"
     [SCHEDULED_TIMESTAMP_ANNOTATION]: formatInZone(slot, zone),
     [SCHEDULED_AT_ANNOTATION]: formatTime(slot),
   };
-  return {
+  const job: Job & TypedObject = {
     apiVersion: "batch/v1",
     kind: "Job",
     metadata,
-    spec: structuredClone(template.spec),
+    // The user's JobSpec, copied unchanged: the schema checked what the API would always reject
+    // (containers, restartPolicy) and keeps every other field as written.
+    spec: structuredClone(template.spec) as JobSpec,
   };
+  return asKubeObject(job);
 }

@@ -3,12 +3,13 @@
  *
  * croner's grammar is wider than robfig's (6/7 fields, `L`, `W`, `#`, day-of-week 7) and its
  * day-of-month/day-of-week OR rule looks at the literal `*` only, so this wrapper checks the
- * robfig grammar itself and hands croner a canonical pattern of explicit value lists
- * (cronjob-semantics.md §4 "Wrapper rules"). `@every` is not a cron pattern and is computed here.
+ * robfig grammar itself and hands croner a canonical pattern of explicit value lists, so both
+ * libraries agree on which days fire. `@every` is not a cron pattern and is computed here.
  *
  * @packageDocumentation
  */
 import { Cron } from "croner";
+import { parseGoDuration, wholeSeconds } from "../../kube/duration.ts";
 
 /** A parsed schedule. All times are instants; slots are never iterated. */
 export interface Schedule {
@@ -143,40 +144,25 @@ function canonicalPattern(text: string): string {
   return fields.map((f, i) => canonicalField(f, FIELDS[i]!)).join(" ");
 }
 
-const UNIT_NS: Readonly<Record<string, bigint>> = {
-  ns: 1n,
-  us: 1_000n,
-  "µs": 1_000n,
-  "μs": 1_000n,
-  ms: 1_000_000n,
-  s: 1_000_000_000n,
-  m: 60_000_000_000n,
-  h: 3_600_000_000_000n,
-};
-const MAX_DURATION_NS = 9_223_372_036_854_775_807n;
-
 /**
- * Parses a Go duration (`time.ParseDuration`: `1h30m`, `1.5h`, `90s`, `300ms`) into whole
- * seconds, truncating fractions of a second as robfig's `Every` does.
+ * Parses the duration of `@every` (Go `time.ParseDuration`: `1h30m`, `1.5h`, `90s`, `300ms`) into
+ * whole seconds, truncating fractions of a second as robfig's `Every` does.
  * @throws ScheduleSyntaxError for anything Go would reject, a negative value, or less than 1 s
  *   (robfig silently raises those to 1 s; a CronJob firing every second is never intended)
  */
 export function parseGoDurationSeconds(text: string): number {
-  if (text === "0") throw new ScheduleSyntaxError("@every needs a duration of at least 1s");
-  const match = /^([-+]?)((?:(?:\d+\.?\d*|\.\d+)(?:ns|us|µs|μs|ms|s|m|h))+)$/.exec(text);
-  if (!match) throw new ScheduleSyntaxError(`@every: ${JSON.stringify(text)} is not a Go duration (e.g. 90s, 1h30m)`);
-  let total = 0n;
-  for (const part of match[2]!.matchAll(/(\d*)(?:\.(\d*))?(ns|us|µs|μs|ms|s|m|h)/g)) {
-    const unit = UNIT_NS[part[3]!]!;
-    const whole = part[1] ? BigInt(part[1]) : 0n;
-    const fraction = part[2] ?? "";
-    total += whole * unit + (fraction ? (BigInt(fraction) * unit) / 10n ** BigInt(fraction.length) : 0n);
-    if (total > MAX_DURATION_NS) throw new ScheduleSyntaxError(`@every: ${JSON.stringify(text)} overflows a Go duration`);
+  const parsed = parseGoDuration(text);
+  if (!parsed.ok) {
+    throw new ScheduleSyntaxError(
+      parsed.error === "overflow"
+        ? `@every: ${JSON.stringify(text)} overflows a Go duration`
+        : `@every: ${JSON.stringify(text)} is not a Go duration (e.g. 90s, 1h30m)`,
+    );
   }
-  if (match[1] === "-" && total > 0n) throw new ScheduleSyntaxError("@every needs a positive duration");
-  const seconds = total / 1_000_000_000n;
-  if (seconds < 1n) throw new ScheduleSyntaxError("@every needs a duration of at least 1s");
-  return Number(seconds);
+  if (parsed.nanoseconds < 0n) throw new ScheduleSyntaxError("@every needs a positive duration");
+  const seconds = wholeSeconds(parsed.nanoseconds);
+  if (seconds < 1) throw new ScheduleSyntaxError("@every needs a duration of at least 1s");
+  return seconds;
 }
 
 /** Why a schedule text is not accepted, or undefined when it parses. Does not look at zones. */
@@ -191,7 +177,7 @@ export function checkScheduleSyntax(text: string): string | undefined {
 }
 
 /** True when the schedule carries a `TZ=` / `CRON_TZ=` prefix (upstream rejects it since 1.29). */
-export function hasTimeZonePrefix(text: string): boolean {
+function hasTimeZonePrefix(text: string): boolean {
   return /^\s*(CRON_)?TZ=/.test(text);
 }
 
@@ -223,7 +209,8 @@ class CronSchedule implements Schedule {
     // Always pass the zone (croner would otherwise use the process' local zone). UTC has no DST,
     // so it goes through croner's fixed-offset path, about ten times faster than Intl.
     // fixedTimeRule "no-wildcard" with the spelling kept by canonicalField gives Vixie cron's DST
-    // handling (issue 2 rule 7).
+    // handling: a fixed-time slot in the spring-forward gap runs once just after it, one in the
+    // repeated hour once at its first occurrence (docs/cronjob.md, "Daylight saving").
     const where = zone === "UTC" ? { utcOffset: 0 } : { timezone: zone };
     this.cron = new Cron(pattern, { ...where, paused: true, mode: "5-part", domAndDow: false, fixedTimeRule: "no-wildcard" });
   }

@@ -5,14 +5,15 @@
  * @packageDocumentation
  */
 import { z } from "zod";
-import { buildCrd } from "../../crd/build-crd.ts";
+import type { KindSchema } from "../types.ts";
+import { ConditionSchema } from "../../kube/conditions.ts";
 import { cronJobCelRules } from "./cel-rules.ts";
-import { GROUP, KIND, MAX_ACTIVE_REFS, VERSION } from "./constants.ts";
+import { MAX_ACTIVE_REFS } from "./constants.ts";
 
 const StringMap = z.record(z.string(), z.string());
 
 /** `spec.jobTemplate`: a batch/v1 JobTemplateSpec; the Job spec is kept as the user wrote it. */
-export const JobTemplateSchema = z
+const JobTemplateSchema = z
   .looseObject({
     metadata: z
       .looseObject({
@@ -59,7 +60,7 @@ export const CronJobSpecSchema = z.object({
     .string()
     .min(1)
     .optional()
-    .describe("IANA time zone of the schedule, e.g. Europe/Berlin. Unset means UTC."),
+    .describe("IANA time zone of the schedule, e.g. Europe/Berlin (never the hook's local zone)."),
   startingDeadlineSeconds: z
     .number()
     .int()
@@ -69,23 +70,23 @@ export const CronJobSpecSchema = z.object({
   concurrencyPolicy: z
     .enum(["Allow", "Forbid", "Replace"])
     .optional()
-    .describe("Allow (default), Forbid (skip while a Job runs) or Replace (delete running Jobs, then start)."),
-  suspend: z.boolean().optional().describe("Stop creating Jobs; running Jobs are not touched. Default false."),
+    .describe("Allow, Forbid (skip while a Job runs) or Replace (delete running Jobs, then start)."),
+  suspend: z.boolean().optional().describe("Stop creating Jobs; running Jobs are not touched."),
   jobTemplate: JobTemplateSchema,
   successfulJobsHistoryLimit: z
     .number()
     .int()
     .min(0)
     .optional()
-    .describe("Succeeded Jobs to keep. Default 3."),
-  failedJobsHistoryLimit: z.number().int().min(0).optional().describe("Failed Jobs to keep. Default 1."),
+    .describe("Succeeded Jobs to keep."),
+  failedJobsHistoryLimit: z.number().int().min(0).optional().describe("Failed Jobs to keep."),
 });
 
 /** A CronJob spec as the user wrote it (fields optional where defaults apply). */
 export type CronJobSpec = z.infer<typeof CronJobSpecSchema>;
 
 /** A reference to a Job in `status.active`. */
-export const JobReferenceSchema = z.strictObject({
+const JobReferenceSchema = z.strictObject({
   apiVersion: z.string(),
   kind: z.string(),
   name: z.string(),
@@ -96,19 +97,9 @@ export const JobReferenceSchema = z.strictObject({
 /** A reference to a Job in `status.active`. */
 export type JobReference = z.infer<typeof JobReferenceSchema>;
 
-/** A metav1.Condition. */
-export const ConditionSchema = z.strictObject({
-  type: z.string(),
-  status: z.enum(["True", "False", "Unknown"]),
-  reason: z.string(),
-  message: z.string(),
-  lastTransitionTime: z.iso.datetime({ offset: true }),
-  observedGeneration: z.number().int().optional(),
-});
-
 /**
  * `status.schedule`: the schedule and zone in force and since when the hook has seen them.
- * Slots of a changed schedule before `since` are not run (issue 2 rule 9).
+ * Slots of a changed schedule before `since` are not run (docs/cronjob.md, "Schedule changes").
  */
 export const ScheduleRecordSchema = z.strictObject({
   schedule: z.string(),
@@ -137,24 +128,17 @@ export const CronJobStatusSchema = z.object({
 /** A CronJob status. */
 export type CronJobStatus = z.infer<typeof CronJobStatusSchema>;
 
-/** The CronJob CustomResourceDefinition (apiextensions.k8s.io/v1). */
-export function cronJobCrd(): Record<string, unknown> {
-  return buildCrd({
-    group: GROUP,
-    version: VERSION,
-    kind: KIND,
-    plural: "cronjobs",
-    singular: "cronjob",
-    spec: CronJobSpecSchema,
-    status: CronJobStatusSchema,
-    specValidations: cronJobCelRules,
-    description: "CronJob runs batch/v1 Jobs on a cron schedule (kubebuilder tutorial CRD, served by metahooks).",
-    printerColumns: [
-      { name: "Schedule", type: "string", jsonPath: ".spec.schedule" },
-      { name: "Suspend", type: "boolean", jsonPath: ".spec.suspend" },
-      { name: "Active", type: "string", jsonPath: ".status.active[*].name", description: "running Jobs" },
-      { name: "Last Schedule", type: "date", jsonPath: ".status.lastScheduleTime" },
-      { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
-    ],
-  });
-}
+/** What the generated CRD says besides the schemas. */
+export const CRONJOB_SCHEMA: KindSchema = {
+  spec: CronJobSpecSchema,
+  status: CronJobStatusSchema,
+  celRules: cronJobCelRules,
+  description: "CronJob runs batch/v1 Jobs on a cron schedule (kubebuilder tutorial CRD, served by metahooks).",
+  printerColumns: [
+    { name: "Schedule", type: "string", jsonPath: ".spec.schedule" },
+    { name: "Suspend", type: "boolean", jsonPath: ".spec.suspend" },
+    { name: "Active", type: "string", jsonPath: ".status.active[*].name", description: "running Jobs" },
+    { name: "Last Schedule", type: "date", jsonPath: ".status.lastScheduleTime" },
+    { name: "Age", type: "date", jsonPath: ".metadata.creationTimestamp" },
+  ],
+};

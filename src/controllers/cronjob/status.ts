@@ -26,7 +26,7 @@ export function activeNamesInStatus(status: Record<string, unknown>): string[] {
 }
 
 /**
- * The effective last schedule time (issue 2 rule 5): the latest of `status.lastScheduleTime`,
+ * The effective last schedule time: the latest of `status.lastScheduleTime`,
  * the scheduled times of observed Jobs and of Jobs named in `status.active`.
  *
  * `status.lastScheduleTime` counts even when it is later than `now`: another hook replica whose
@@ -56,7 +56,8 @@ export function effectiveLastScheduleTime(
 }
 
 /**
- * The schedule record (issue 2 rule 9). Unchanged schedule and zone keep their `since`; a change
+ * The schedule record (docs/cronjob.md, "Schedule changes"). Unchanged schedule and zone keep
+ * their `since`; a change
  * is in force from `now`, the moment this hook first sees it; without a (valid) record the
  * schedule counts as in force since the last schedule time, else since creation, so a lost status
  * never drops a legitimate missed run.

@@ -4,8 +4,10 @@
  * @packageDocumentation
  */
 
-/** The zone used when `spec.timeZone` is unset (never the process' local zone). */
-export const DEFAULT_TIME_ZONE = "UTC";
+import { DEFAULTS } from "./constants.ts";
+
+/** The zone of a CronJob without `spec.timeZone` (from the defaults table). */
+const DEFAULT_TIME_ZONE: string = DEFAULTS.timeZone;
 
 // Upstream pkg/apis/batch/validation/validation.go validateTimeZone: every "/"-separated part is
 // 1-14 characters of [A-Za-z.-_0-9+], not "." or "..", not starting with "-".

@@ -5,6 +5,7 @@
  */
 import type { KubeObject } from "../../metacontroller/contract.ts";
 import type { SpecProblem } from "../types.ts";
+import { writeDefaults } from "../defaults.ts";
 import { DEFAULTS, MAX_CRONJOB_NAME_LENGTH, Reason } from "./constants.ts";
 import { CronJobSpecSchema, type CronJobSpec } from "./schema.ts";
 import { parseSchedule, type Schedule } from "./schedule.ts";
@@ -19,11 +20,11 @@ export interface ValidCronJob {
   zone: string;
 }
 
-/** Result of {@link readCronJobSpec}: the problems in check order, and the valid spec when none. */
-export interface ReadSpec {
-  problems: SpecProblem[];
-  valid?: ValidCronJob;
-}
+/**
+ * Result of {@link readCronJobSpec}: either the valid spec (and no problems), or the problems in
+ * check order (the first is the condition's reason).
+ */
+export type ReadSpec = { problems: []; valid: ValidCronJob } | { problems: [SpecProblem, ...SpecProblem[]]; valid?: undefined };
 
 function fieldOf(path: ReadonlyArray<PropertyKey>): string {
   return ["spec", ...path.map(String)].join(".");
@@ -77,8 +78,11 @@ export function readCronJobSpec(spec: unknown): ReadSpec {
       problems.push({ reason: Reason.InvalidJobTemplate, field: "spec.jobTemplate.spec.manualSelector", message: "true is not supported: the selector of each Job is generated" });
     }
   }
-  if (problems.length || !parsed.success || !schedule) return { problems };
-  return { problems, valid: { spec: parsed.data, schedule, zone } };
+  const [first, ...rest] = problems;
+  if (first) return { problems: [first, ...rest] };
+  // No problem means zod accepted the spec and the schedule parsed; anything else is a bug here.
+  if (!parsed.success || !schedule) throw new Error("readCronJobSpec: a spec without problems did not parse");
+  return { problems: [], valid: { spec: parsed.data, schedule, zone } };
 }
 
 /** A DNS-1123 subdomain, length aside (the length has its own rule and reason). */
@@ -123,8 +127,6 @@ export function validateCronJob(parent: KubeObject, oldParent?: KubeObject): Spe
 export function defaultCronJobSpec(spec: unknown): unknown {
   if (!spec || typeof spec !== "object" || Array.isArray(spec)) return spec;
   const out: Record<string, unknown> = { ...(spec as Record<string, unknown>) };
-  for (const [key, value] of Object.entries(DEFAULTS)) {
-    if (out[key] === undefined) out[key] = value;
-  }
+  writeDefaults(out, DEFAULTS);
   return out;
 }

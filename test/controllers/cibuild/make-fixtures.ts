@@ -86,7 +86,7 @@ const gitSyncAuthLog = [
   cases["deadline"] = { request: request({ parent: parent(go, { status: f.status }), jobs: [f.job], pods: f.pods }), now: "2026-03-02T10:30:07Z" };
 }
 {
-  // Case B7: a new revision while the old build runs → new Job name; the stale running Job goes (D3).
+  // A new revision while the old build runs → new Job name; the stale running Job goes (latest wins).
   const spec = { ...go, SCMBranch: "release-2" };
   cases["spec-change-while-building"] = {
     request: request({ parent: parent(spec, { generation: 2, status: running.response.status }), jobs: [L.runningJob], pods: [L.runningPod] }),
@@ -145,7 +145,7 @@ const gitSyncAuthLog = [
   cases["retention"] = { request: request({ parent: parent(spec, { generation: 7, status: readyStatus }), jobs, deployments: [L.observedDeployment] }), now: "2026-03-02T12:00:00Z" };
 }
 {
-  // Case B8: the Job of a finished build was deleted (TTL, retention, a human): never rebuilt.
+  // The Job of a finished build was deleted (TTL, retention, a human): never rebuilt.
   cases["job-deleted-after-success"] = {
     request: request({ parent: parent(go, { status: readyStatus }), deployments: [L.observedDeployment] }),
     now: "2026-03-02T12:00:00Z",
@@ -179,7 +179,7 @@ const gitSyncAuthLog = [
   cases["mutable-tag-no-digest"] = { request: request({ parent: parent(mutable, { status: m.status }), jobs: [m.job], pods: m.pods }), now: "2026-03-02T10:03:01Z" };
 }
 
-// Every §7.7 reason, each with a Ready CIBuild's children observed: they must come back unchanged.
+// Every SpecValid=False reason, each with a Ready CIBuild's children observed: they must come back unchanged.
 const invalid: Record<string, Record<string, unknown>> = {
   "conflicting-fields": { ...go, source: { git: { url: "git@github.com:victorpaulo/other.git" } } },
   "missing-repo-url": { imageDestination: go.imageDestination, SCMSecret: "git-creds" },
@@ -210,7 +210,7 @@ for (const [name, spec] of Object.entries(invalid)) {
 }
 
 {
-  // Case B9: a 70-character name.
+  // A 70-character name: every derived name still a DNS-1123 label of at most 63.
   const longName = "payments-reconciliation-service-nightly-build-for-the-eu-west-1-region";
   const spec = { ...go, deploy: { port: 8080 } };
   const LL = lifecycle(longName, spec);

@@ -4,7 +4,7 @@ import { buildJobName, childNames, computeBuildHash, immutableTag } from "../../
 import { boundedName, canonicalJson, isDns1123Label } from "../../../src/kube/names.ts";
 import { SEED_SPECS } from "./world.ts";
 
-test("build hashes reproduce the §7.4 reference values of the seed samples", () => {
+test("build hashes reproduce the reference values of the seed samples (go c50f2918c7, …)", () => {
   assert.equal(computeBuildHash(SEED_SPECS["build-go"]), "c50f2918c7");
   assert.equal(computeBuildHash(SEED_SPECS["build-ace"]), "a314523ea0");
   assert.equal(computeBuildHash(SEED_SPECS["build-nodejs"]), "8d3d4f6758");
@@ -26,9 +26,9 @@ test("canonicalJson sorts keys at every depth and keeps array order", () => {
   assert.equal(canonicalJson({ b: [{ y: 1, x: 2 }, 3], a: "é" }), '{"a":"é","b":[{"x":2,"y":1},3]}');
 });
 
-test("boundedName follows §7.4, except that a replaced character always takes the hashed form", () => {
+test("boundedName lower-cases, replaces, cuts with a hash suffix, and a replaced character always takes the hashed form", () => {
   assert.match(boundedName("Build_Go.v2"), /^build-go-v2-[0-9a-f]{8}$/);
-  // my.app and my-app are both legal names: they must not share children (§7.4 deviation).
+  // my.app and my-app are both legal names: they must not share children.
   assert.equal(boundedName("my-app"), "my-app");
   assert.notEqual(boundedName("my.app"), boundedName("my-app"));
   assert.notEqual(childNames("my.app").deployment, childNames("my-app").deployment);

@@ -168,9 +168,9 @@ test("property: any JSON spec gets a 200-style answer (never a thrown error)", (
 
 test("property: a spec the hook accepts is accepted by the generated CRD schema", async () => {
   const { Ajv } = await import("ajv");
-  const { ciBuildCrd } = await import("../../../src/controllers/cibuild/schema.ts");
+  const { ciBuildController } = await import("../../../src/controllers/cibuild/index.ts");
   const { validateSpec } = await import("../../../src/controllers/cibuild/validate.ts");
-  const crd = ciBuildCrd() as any;
+  const crd = ciBuildController.crd() as any;
   const schema = crd.spec.versions[0].schema.openAPIV3Schema.properties.spec;
   const ajv = new Ajv({ strict: false, allErrors: true });
   const validate = ajv.compile(schema);

@@ -51,7 +51,7 @@ for (const [name, spec] of Object.entries(SEED_SPECS)) {
     assert.equal(job.spec.template.spec.initContainers[2].name, "build");
     assert.deepStrictEqual(job.spec.template.spec.containers.map((c: any) => c.name), ["digest"]);
     assert.ok(buildArgs.includes(`--destination=${spec.imageDestination}`));
-    assert.ok(buildArgs.includes("--insecure"), "legacy mode pushes over HTTP to kind-registry:5000 (D1)");
+    assert.ok(buildArgs.includes("--insecure"), "legacy mode pushes over HTTP to kind-registry:5000");
     assert.equal(fresh!.status.phase, "Pending");
     assert.equal(running!.status.phase, "Building");
     assert.equal((running!.status.currentBuild as any).commitSHA, SHA);

@@ -20,7 +20,7 @@ test("every seed sample is valid", () => {
   for (const spec of Object.values(SEED_SPECS)) assert.deepStrictEqual(validateSpec(spec), []);
 });
 
-test("each §7.7 reason is detected", () => {
+test("each SpecValid=False reason is detected", () => {
   const table: Array<[unknown, string]> = [
     [{ ...go, source: { git: { url: "git@github.com:o/other.git" } } }, "ConflictingFields"],
     [{ ...go, subContext: "app2", source: { contextDir: "app1" } }, "ConflictingFields"],
@@ -66,7 +66,7 @@ test("each §7.7 reason is detected", () => {
   for (const [spec, reason] of table) assert.equal(reasons(spec)[0], reason, `${JSON.stringify(spec)} → ${reason}`);
 });
 
-test("problems come in the §7.7 order and the first one wins", () => {
+test("problems come in the documented check order and the first one wins", () => {
   const all = reasons({
     SCMRepoURL: "https://u:p@h/r.git",
     source: { git: { url: "https://other/r.git" }, contextDir: "../x" },
@@ -126,15 +126,19 @@ test("image references: the registry port is not a tag; digests are refused", ()
   assert.ok("problem" in parseImageReference("a:b:c"));
 });
 
-test("durations", () => {
+test("build.timeout is a Go duration (the grammar of CronJob @every too), in whole seconds", () => {
   assert.equal(parseDurationSeconds("30m"), 1800);
   assert.equal(parseDurationSeconds("1h30m"), 5400);
   assert.equal(parseDurationSeconds("45s"), 45);
+  assert.equal(parseDurationSeconds("1.5h"), 5400);
+  assert.equal(parseDurationSeconds("90.9s"), 90);
   assert.equal(parseDurationSeconds(""), undefined);
-  assert.equal(parseDurationSeconds("1.5h"), undefined);
+  assert.equal(parseDurationSeconds("5"), undefined);
+  assert.equal(parseDurationSeconds("-5m"), undefined);
+  assert.equal(parseDurationSeconds("forever"), undefined);
 });
 
-test("legacy mode defaults the push to insecure (D1); structured output does not", () => {
+test("legacy mode defaults the push to insecure (the seed's kind registry is plain HTTP); structured output does not", () => {
   const legacy = checkSpec(go);
   assert.ok(legacy.valid);
   assert.equal(legacy.spec.legacyMode, true);

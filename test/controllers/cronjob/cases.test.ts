@@ -1,4 +1,5 @@
-// The real-world cases of shared/cases/cronjob.md (C1-C9), asserted on the behaviour itself so a
+// Real-world CronJob cases (the C-numbers only trace them to the bug reports they came from; each
+// test name states the behaviour), asserted on the behaviour itself so a
 // wrong rewrite of a golden file cannot hide a regression.
 import { test } from "node:test";
 import assert from "node:assert/strict";
