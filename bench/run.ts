@@ -428,7 +428,7 @@ function report(r: {
   L.push("### Where the time goes (CPU profile)", "");
   L.push(
     "V8 CPU profile of the service process (inspector, 100 µs sampling, one connection), self time per step divided by the requests served in the window, scaled to the CPU time the process was given in that window (the profiler samples wall time, which a busy machine stretches). " +
-      "Built-ins count to the JavaScript that called them (`JSON.parse` to body-parser, `JSON.stringify` to express' `res.json`). The profiler itself adds a little to every step.",
+      "Built-ins count to the JavaScript that called them (`JSON.parse` to the listener's body reader, `JSON.stringify` to `sendJson`, or to body-parser and express' `res.json` in older revisions). The profiler itself adds a little to every step.",
     "",
   );
   const cols = r.profiles.map((p) => `${p.server}, ${p.jobs} Jobs`);
