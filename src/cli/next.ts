@@ -4,17 +4,12 @@
  *
  * @packageDocumentation
  */
-import { parseArgs } from "node:util";
 import { listSlots, zonedSchedule, type ListedSlot } from "../simulate/slots.ts";
 import { formatTime } from "../kube/time.ts";
 import { parseTimeArg } from "./time-args.ts";
+import { isOutcome, parseCommandArgs, usageError, type CliOutcome } from "./command-args.ts";
 
-/** What to print where, and the exit code (0 done, 1 bad input, 2 usage error). */
-export interface CliOutcome {
-  exitCode: 0 | 1 | 2;
-  stdout: string;
-  stderr: string;
-}
+export type { CliOutcome };
 
 export const NEXT_USAGE = `Usage: metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>] [-o table|json]
 
@@ -31,47 +26,41 @@ twice, run once) or repeated (a wildcard job runs at both occurrences).
 
 const MAX_COUNT = 10_000;
 
+const NEXT_COMMAND = {
+  command: "next",
+  usage: NEXT_USAGE,
+  options: {
+    "time-zone": { type: "string" },
+    count: { type: "string", short: "n" },
+    from: { type: "string" },
+  },
+  positional: "<schedule>",
+  tooMany: (count: number) => `expected one schedule, got ${count} arguments (quote the schedule)`,
+} as const;
+
 function usage(message: string): CliOutcome {
-  return { exitCode: 2, stdout: "", stderr: `metahooks next: ${message}\n\n${NEXT_USAGE}` };
+  return usageError("next", NEXT_USAGE, message);
 }
 
 /** Runs `metahooks next` over its arguments (everything after `next`). */
 export function runNext(args: string[], clock: () => Date): CliOutcome {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        "time-zone": { type: "string" },
-        count: { type: "string", short: "n" },
-        from: { type: "string" },
-        output: { type: "string", short: "o" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    return usage((err as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return { exitCode: 0, stdout: NEXT_USAGE, stderr: "" };
-  if (positionals.length !== 1) return usage(positionals.length === 0 ? "missing <schedule>" : `expected one schedule, got ${positionals.length} arguments (quote the schedule)`);
-  const output = values.output ?? "table";
-  if (output !== "table" && output !== "json") return usage(`--output must be table or json, got ${JSON.stringify(output)}`);
+  const parsed = parseCommandArgs(NEXT_COMMAND, args);
+  if (isOutcome(parsed)) return parsed;
+  const { values, positional: schedule, output } = parsed;
   const countText = values.count ?? "10";
   if (!/^\d+$/.test(countText) || Number(countText) < 1 || Number(countText) > MAX_COUNT) return usage(`--count must be a whole number from 1 to ${MAX_COUNT}, got ${JSON.stringify(countText)}`);
   let from: Date;
   let zs;
   try {
     from = values.from === undefined ? clock() : parseTimeArg(values.from, "--from");
-    zs = zonedSchedule(positionals[0]!, values["time-zone"] ?? "UTC");
+    zs = zonedSchedule(schedule, values["time-zone"] ?? "UTC");
   } catch (err) {
     return { exitCode: 1, stdout: "", stderr: `metahooks next: ${(err as Error).message}\n` };
   }
   const slots = listSlots(zs, from, { count: Number(countText) });
   if (output === "json") {
     const json = {
-      schedule: positionals[0],
+      schedule,
       timeZone: zs.zone,
       from: formatTime(from),
       slots: slots.map((s) => ({ time: formatTime(s.at), local: s.local, ...(s.mark ? { dst: s.mark, note: s.note } : {}) })),

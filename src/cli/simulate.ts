@@ -5,12 +5,11 @@
  * @packageDocumentation
  */
 import { readFileSync } from "node:fs";
-import { parseArgs } from "node:util";
 import { parseAllDocuments } from "yaml";
 import { API_VERSION, KIND } from "../controllers/cronjob/constants.ts";
 import { formatTime } from "../kube/time.ts";
 import { simulateCronJob, type Outage, type SimulationResult, type TimelineEvent } from "../simulate/cronjob.ts";
-import type { CliOutcome } from "./next.ts";
+import { isOutcome, parseCommandArgs, usageError, type CliOutcome } from "./command-args.ts";
 import { formatTable } from "./next.ts";
 import { parseDurationArg, parseIntervalArg, parseTimeArg } from "./time-args.ts";
 
@@ -36,8 +35,24 @@ The file may hold other objects (they are ignored); CronJobs must be ${API_VERSI
 
 const MAX_DAYS = 92;
 
+const SIMULATE_COMMAND = {
+  command: "simulate",
+  usage: SIMULATE_USAGE,
+  options: {
+    from: { type: "string" },
+    to: { type: "string" },
+    "job-duration": { type: "string" },
+    "job-fails": { type: "string" },
+    seed: { type: "string" },
+    outage: { type: "string", multiple: true },
+    name: { type: "string" },
+  },
+  positional: "<cronjob.yaml>",
+  tooMany: (count: number) => `expected one file, got ${count}`,
+} as const;
+
 function usage(message: string): CliOutcome {
-  return { exitCode: 2, stdout: "", stderr: `metahooks simulate: ${message}\n\n${SIMULATE_USAGE}` };
+  return usageError("simulate", SIMULATE_USAGE, message);
 }
 
 function fail(message: string): CliOutcome {
@@ -80,32 +95,10 @@ function parseRate(text: string): number {
  * @param readInput - reads a file, or stdin for `-`
  */
 export async function runSimulate(args: string[], readInput: (path: string) => string = (p) => readFileSync(p === "-" ? 0 : p, "utf8")): Promise<CliOutcome> {
-  let parsed;
-  try {
-    parsed = parseArgs({
-      args,
-      allowPositionals: true,
-      options: {
-        from: { type: "string" },
-        to: { type: "string" },
-        "job-duration": { type: "string" },
-        "job-fails": { type: "string" },
-        seed: { type: "string" },
-        outage: { type: "string", multiple: true },
-        name: { type: "string" },
-        output: { type: "string", short: "o" },
-        help: { type: "boolean", short: "h" },
-      },
-    });
-  } catch (err) {
-    return usage((err as Error).message);
-  }
-  const { values, positionals } = parsed;
-  if (values.help) return { exitCode: 0, stdout: SIMULATE_USAGE, stderr: "" };
-  if (positionals.length !== 1) return usage(positionals.length === 0 ? "missing <cronjob.yaml>" : `expected one file, got ${positionals.length}`);
+  const parsed = parseCommandArgs(SIMULATE_COMMAND, args);
+  if (isOutcome(parsed)) return parsed;
+  const { values, positional: file, output } = parsed;
   if (values.from === undefined || values.to === undefined) return usage("--from and --to are required");
-  const output = values.output ?? "table";
-  if (output !== "table" && output !== "json") return usage(`--output must be table or json, got ${JSON.stringify(output)}`);
   let from: Date, to: Date, jobDurationSeconds: number, jobFailureRate: number, seed: number, outages: Outage[];
   try {
     from = parseTimeArg(values.from, "--from");
@@ -121,7 +114,6 @@ export async function runSimulate(args: string[], readInput: (path: string) => s
   } catch (err) {
     return usage((err as Error).message);
   }
-  const file = positionals[0]!;
   let cronJobs;
   try {
     cronJobs = readCronJobs(readInput(file), file === "-" ? "stdin" : file);

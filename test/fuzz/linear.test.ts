@@ -1,9 +1,14 @@
 /**
  * "Nothing slower than linear in input size": each route's parse → hook → serialize path is timed
  * at size n and 8·n and the ratio must stay far below quadratic (64). Only relative comparisons
- * with a generous factor (limit 32 = 4× linear), the fastest of several runs (the least disturbed
- * by other processes), and up to three attempts, never absolute timings. Sizes start large enough
- * that fixed costs and cache effects do not dominate the small case.
+ * with a generous factor (limit 32 = 4× linear), the fastest of several runs, and up to three
+ * attempts, never absolute timings. Sizes start large enough that fixed costs and cache effects do
+ * not dominate the small case.
+ *
+ * The cost is this process's CPU time, not wall time: on a loaded machine (load average 30 on two
+ * cores) a run is descheduled for longer than it computes, and wall-time ratios of 36–55 came out
+ * of a linear path. CPU time counts only the work done, so other processes no longer enter the
+ * ratio, while a quadratic path still spends 64× the CPU at 8× the size.
  */
 import { test } from "node:test";
 import v8 from "node:v8";
@@ -14,6 +19,10 @@ import { routes, validRequest, observedChildren, NOW, type Route } from "./route
 
 const GROWTH = 8;
 const LIMIT = 32;
+// Runs per size, the fastest counted. CPU time leaves out the waits that made more runs necessary
+// with wall time, and each run pays a forced full collection (tens of ms with this heap) that
+// dwarfs the small cases, so three runs and up to three attempts keep the file at a few seconds.
+const RUNS = 3;
 
 // A collection forced before each timed run keeps garbage left by earlier runs (a large body is
 // megabytes) out of the window: otherwise the large case pays for the small ones' garbage, and on
@@ -21,21 +30,28 @@ const LIMIT = 32;
 v8.setFlagsFromString("--expose-gc");
 const collectGarbage = vm.runInNewContext("gc") as () => void;
 
+// This thread's CPU time where node has it (22.x+: process.threadCpuUsage), else the process's:
+// the test process runs nothing else meanwhile, so the difference is V8's helper threads (the
+// collection above keeps them mostly idle during the window). Microseconds, as getrusage reports.
+const cpuUsage: () => NodeJS.CpuUsage = (process as { threadCpuUsage?: () => NodeJS.CpuUsage }).threadCpuUsage?.bind(process) ?? (() => process.cpuUsage());
+
+/** CPU microseconds spent by parse → hook → serialize of one request text. */
 function once(route: Route, text: string): number {
   collectGarbage();
-  const start = process.hrtime.bigint();
+  const start = cpuUsage();
   try {
     const result = runHook(route.controller.def, route.hook, JSON.parse(text), NOW, route.controller.options);
     JSON.stringify(result.response);
   } catch {
     // errors are answers too; their cost counts the same
   }
-  return Number(process.hrtime.bigint() - start);
+  const end = cpuUsage();
+  return end.user - start.user + (end.system - start.system);
 }
 
 function fastest(route: Route, text: string): number {
   once(route, text);
-  return Math.min(...Array.from({ length: 5 }, () => once(route, text)));
+  return Math.min(...Array.from({ length: RUNS }, () => once(route, text)));
 }
 
 function ratio(route: Route, small: string, large: string): number {

@@ -197,10 +197,22 @@ function templateArgs(options: RenderOptions): string[] {
   return args;
 }
 
-/** Runs `helm template` on the staged chart and returns the raw result. */
+// `helm template` is a pure function of the chart and the options (no cluster, no clock, no
+// network), and each run costs a helm process (~0.2 s of CPU); many tests render the same values
+// to check different things. So each distinct options object is rendered once per test process;
+// the key is the options themselves (values files are written per call, so not the arguments).
+const rendered = new Map<string, HelmResult>();
+
+/** Runs `helm template` on the staged chart and returns the raw result (rendered once per distinct options). */
 export function templateChart(options: RenderOptions = {}): HelmResult {
+  const key = JSON.stringify([options.releaseName, options.namespace, options.set, options.values, options.apiVersions, options.includeCrds ?? false]);
+  const cached = rendered.get(key);
+  if (process.env.HELM_MEMO_DEBUG) console.error(`helm memo ${cached ? "hit" : "miss"} ${key.slice(0, 120)}`);
+  if (cached) return { ...cached };
   const [release, ...rest] = templateArgs(options);
-  return runHelm(["template", release!, stageChart(), ...rest]);
+  const result = runHelm(["template", release!, stageChart(), ...rest]);
+  rendered.set(key, result);
+  return { ...result };
 }
 
 /** A rendered Kubernetes object. */
