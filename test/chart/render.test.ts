@@ -194,6 +194,18 @@ describe("the chart's CRDs and CompositeController files are generated", () => {
     assert.equal(existsSync(join(CHART_DIR, "crds")), false, "charts/metahooks/crds/ would be installed once and never upgraded");
   });
 
+  test("a disabled kind gets neither its CRD nor its CompositeController (its fixed name may belong to someone else)", () => {
+    for (const def of controllers) {
+      const docs = renderChart({ set: { [`controllers.${def.name}.enabled`]: "false" } });
+      const crdKinds = docs.filter((d) => d.kind === "CustomResourceDefinition").map((d) => d.spec.names.kind.toLowerCase());
+      const expected = controllers.filter((c) => c !== def).map((c) => c.name);
+      assert.deepStrictEqual(crdKinds.sort(), expected.sort(), `controllers.${def.name}.enabled=false`);
+      assert.equal(docs.filter((d) => d.kind === "CompositeController").length, controllers.length - 1);
+    }
+    const none = renderChart({ set: Object.fromEntries(controllers.map((c) => [`controllers.${c.name}.enabled`, "false"])) });
+    assert.equal(none.filter((d) => d.kind === "CustomResourceDefinition").length, 0);
+  });
+
   test("crds.enabled=false renders no CRD; crds.keep=false drops only the keep annotation", () => {
     const off = renderChart({ set: { "crds.enabled": "false" } });
     assert.equal(off.filter((d) => d.kind === "CustomResourceDefinition").length, 0);
@@ -369,9 +381,13 @@ describe("helm template with toggles", () => {
     assert.match(result.stderr, /tls\.enabled=true needs tls\.secretName/);
   });
 
-  test("ServiceMonitor only when the cluster has the monitoring.coreos.com/v1 API", () => {
+  test("ServiceMonitor only when the cluster has the monitoring.coreos.com/v1 API, named as group/version or group/version/Kind", () => {
     const without = renderChart({ set: { "serviceMonitor.enabled": "true" } });
     assert.equal(without.filter((d) => d.kind === "ServiceMonitor").length, 0);
+    const other = renderChart({ set: { "serviceMonitor.enabled": "true" }, apiVersions: ["monitoring.coreos.com/v1alpha1"] });
+    assert.equal(other.filter((d) => d.kind === "ServiceMonitor").length, 0);
+    const groupVersion = renderChart({ set: { "serviceMonitor.enabled": "true" }, apiVersions: ["monitoring.coreos.com/v1"] });
+    assert.equal(groupVersion.filter((d) => d.kind === "ServiceMonitor").length, 1, "--api-versions monitoring.coreos.com/v1");
     const docs = renderChart({ set: { "serviceMonitor.enabled": "true", "serviceMonitor.labels.release": "kube-prometheus" }, apiVersions: ["monitoring.coreos.com/v1/ServiceMonitor"] });
     const monitor = only(docs, "ServiceMonitor");
     assertValidRenderedObject(monitor, NAMESPACE);
