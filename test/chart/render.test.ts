@@ -260,6 +260,15 @@ describe("helm template with toggles", () => {
     assert.equal(env.has("PREPARE_IMAGE"), false);
   });
 
+  test("build.workspaceSizeLimit reaches the service as BUILD_WORKSPACE_SIZE_LIMIT, only when set; the schema refuses a non-quantity", () => {
+    assert.equal(envOf(only(defaults, "Deployment")).has("BUILD_WORKSPACE_SIZE_LIMIT"), false);
+    const env = envOf(only(renderChart({ set: { "build.workspaceSizeLimit": "10Gi" } }), "Deployment"));
+    assert.equal(env.get("BUILD_WORKSPACE_SIZE_LIMIT"), "10Gi");
+    const bad = templateChart({ set: { "build.workspaceSizeLimit": "10 GB" } });
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /workspaceSizeLimit/);
+  });
+
   test("auth: Metacontroller's layout, a content-named Secret it reads, a tokens file the pods reload", () => {
     const token = "s3cret-".padEnd(40, "x");
     const docs = renderChart({ set: { "auth.enabled": "true", "auth.token": token } });
