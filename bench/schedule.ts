@@ -3,7 +3,7 @@
  * slots (525,600 of them) versus after one minute. A lookup that walked the missed slots would be
  * five orders of magnitude slower; the CronJob schedule module computes the slot directly.
  */
-import { parseSchedule } from "../src/controllers/cronjob/schedule.ts";
+import { parseSchedule, SCHEDULE_CACHE_SIZE } from "../src/controllers/cronjob/schedule.ts";
 
 export interface ScheduleCost {
   description: string;
@@ -40,7 +40,12 @@ export async function scheduleCost(): Promise<ScheduleCost | undefined> {
     cases.push({ name: `\`* * * * *\` ${zone}, last slot 1 year ago (525,600 missed slots)`, microseconds: perCall(() => s.latestSlot(now, yearAgo), 2000) });
   }
   const parse = perCall(() => parseSchedule("*/5 9-17 * * MON-FRI", "Europe/Berlin"), 2000);
-  cases.push({ name: "parse `*/5 9-17 * * MON-FRI` in Europe/Berlin", microseconds: parse });
+  cases.push({ name: "parseSchedule `*/5 9-17 * * MON-FRI` in Europe/Berlin, memo hit (every sync after the first)", microseconds: parse });
+  // More distinct texts than the memo keeps, in a cycle: every call compiles.
+  const texts = Array.from({ length: 2 * SCHEDULE_CACHE_SIZE }, (_, i) => `${i % 60} ${Math.floor(i / 60) % 24} * * MON-FRI`);
+  let i = 0;
+  const compile = perCall(() => parseSchedule(texts[i++ % texts.length]!, "Europe/Berlin"), 2000);
+  cases.push({ name: "parseSchedule in Europe/Berlin, memo miss (compiles)", microseconds: compile });
   const ratio = (cases[1]!.microseconds + cases[3]!.microseconds) / (cases[0]!.microseconds + cases[2]!.microseconds);
   return {
     description:

@@ -13,7 +13,7 @@ import type { ConfiguredController } from "../controllers/registry.ts";
 import { createMetrics, outcomeOf, recordDecisions, recordInvalidParent, type HookMetrics, type HookOutcome } from "./metrics.ts";
 import { createAdmissionRouter } from "../admission/routes.ts";
 import { ByteBudget, RETRY_AFTER_SECONDS } from "./body.ts";
-import { createListenerApp, sendError } from "./listener.ts";
+import { createListenerApp, sendError, sendJson } from "./listener.ts";
 
 export { RETRY_AFTER_SECONDS };
 
@@ -82,6 +82,7 @@ export function createApp(options: AppOptions): express.Express {
   const bodyLimitBytes = options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES;
   const budget = options.bodyBudget ?? new ByteBudget(2 * bodyLimitBytes);
   let inFlight = 0;
+  const logsAnswers = options.logger.isLevelEnabled("info");
 
   /**
    * First on every hook route: measures the call, counts it when the answer is done (or the
@@ -166,9 +167,12 @@ export function createApp(options: AppOptions): express.Express {
             const log = res.locals.hookLog as HookLogFields;
             if (req.body === undefined) throw malformedJson("empty body");
             const result = runHook(def, hook, req.body, clock(), kindOptions);
-            Object.assign(log, result.summary, { decision: formatDecisions(result.decisions) });
+            Object.assign(log, result.summary);
+            // A 200 is logged at info: below that level the decisions string would never be printed.
+            if (logsAnswers) log.decision = formatDecisions(result.decisions);
             const elapsedMs = Number(process.hrtime.bigint() - (res.locals.startedNs as bigint)) / 1e6;
             if (elapsedMs > budgetMs) {
+              log.decision ??= formatDecisions(result.decisions); // the 503 is logged at error
               // Metacontroller may already have given up; a 503 makes it retry instead of applying an
               // answer computed too late. The decisions are not counted: nothing was applied.
               res.locals.outcome = "timeout";
@@ -181,7 +185,7 @@ export function createApp(options: AppOptions): express.Express {
               log.children = result.response.children.length;
               metrics.childrenDesired.observe({ controller: def.name, hook }, result.response.children.length);
             }
-            res.status(200).json(result.response);
+            sendJson(res, result.response);
           });
         }
       }

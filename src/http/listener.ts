@@ -37,15 +37,14 @@ export function createListenerApp(options: ListenerAppOptions): express.Express 
   app.disable("x-powered-by");
   app.set("etag", false);
   // Draining can start while a call is in flight, so the header is decided when the answer is
-  // written, not when the request arrived.
-  app.use((_req: Request, res: Response, next: NextFunction) => {
-    const writeHead = res.writeHead;
-    res.writeHead = function (this: Response, ...args: Parameters<typeof writeHead>) {
-      if (isDraining() && !this.headersSent) this.setHeader("Connection", "close");
-      return writeHead.apply(this, args);
-    } as typeof writeHead;
-    next();
-  });
+  // written, not when the request arrived. Every answer's headers go through writeHead (Node's
+  // implicit header calls it too); defining it once on this app's response prototype (express
+  // gives each app its own) costs nothing per request.
+  const writeHead = http.ServerResponse.prototype.writeHead;
+  (app.response as http.ServerResponse).writeHead = function (this: http.ServerResponse, ...args: Parameters<typeof writeHead>) {
+    if (!this.headersSent && isDraining()) this.setHeader("Connection", "close");
+    return writeHead.apply(this, args);
+  } as typeof writeHead;
   app.use(createRequestLogger(options.logger, options.quietPaths));
 
   const readJson: RequestHandler = async (req, res, next) => {
@@ -73,6 +72,17 @@ export function createListenerApp(options: ListenerAppOptions): express.Express 
     sendError(req, res, err);
   });
   return app;
+}
+
+/**
+ * Answers 200 with `body` as JSON: one `JSON.stringify`, the headers set once (`Content-Type:
+ * application/json; charset=utf-8`, as express' `res.json`, and `Content-Length`), and the text
+ * handed to Node as a string, so headers and body leave in one write.
+ */
+export function sendJson(res: Response, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(200, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
+  res.end(text);
 }
 
 /**

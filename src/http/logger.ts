@@ -4,9 +4,8 @@
  * @packageDocumentation
  */
 import { randomUUID } from "node:crypto";
-import type { Response } from "express";
+import type { NextFunction, Request, Response } from "express";
 import { pino, type Logger } from "pino";
-import { pinoHttp } from "pino-http";
 
 /**
  * Creates the process logger.
@@ -23,36 +22,64 @@ export function createLogger(level: string): Logger {
   });
 }
 
+/** Request ids we echo: an incoming `X-Request-Id` of this shape, else a fresh UUID. */
+const REQUEST_ID = /^[\w.:-]{1,128}$/;
+
+declare module "node:http" {
+  interface IncomingMessage {
+    /** The request id ({@link createRequestLogger}), also in error bodies and the log line. */
+    id?: string;
+  }
+  interface ServerResponse {
+    /** The error behind a 5xx answer, for its log line. */
+    err?: Error;
+  }
+}
+
 /**
- * The pino-http middleware of every listener: one JSON line per request with the request id
- * (an incoming `X-Request-Id`, else a UUID, echoed in the response), the fields a route put in
- * `res.locals.hookLog` (controller, hook, parent, decision…), status and `durationMs`. No bodies,
- * no headers (credentials never reach the log).
+ * The request logger of every listener: one JSON line per request, written once when the answer
+ * is done (or the client went away), with the request id (an incoming `X-Request-Id`, else a
+ * UUID, echoed in the response), `req` `{method, url}`, the fields a route put in
+ * `res.locals.hookLog` (controller, hook, parent, decision…), `res` `{statusCode}`, `err` for
+ * answers of 500 and above, `durationMs` (whole milliseconds) and the message
+ * `<METHOD> <url> <status>`. Level: error from 500 (or when the response stream failed), warn from
+ * 400, else info. No bodies, no headers (credentials never reach the log).
+ *
+ * One plain `logger[level](fields, msg)` call per request: no child logger or serializer per call
+ * (the line has the fields and order pino-http 11 gave it with our options).
  *
  * @param logger - the process logger
  * @param quietPaths - GET paths not logged (health checks)
  */
 export function createRequestLogger(logger: Logger, quietPaths: readonly string[]) {
-  return pinoHttp({
-    logger,
-    genReqId: (req, res) => {
-      const incoming = req.headers["x-request-id"];
-      const id = typeof incoming === "string" && /^[\w.:-]{1,128}$/.test(incoming) ? incoming : randomUUID();
-      res.setHeader("X-Request-Id", id);
-      return id;
-    },
-    autoLogging: { ignore: (req) => req.method === "GET" && quietPaths.includes(req.url ?? "") },
-    customAttributeKeys: { responseTime: "durationMs" },
-    // Called when the request starts (binds the id) and again when it ends (adds the route's
-    // fields); returning the id only once keeps it from appearing twice in the line.
-    customProps: (req, res) =>
-      ((res as Response).locals?.hookLog as Record<string, unknown> | undefined) ?? { requestId: req.id },
-    customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? "error" : res.statusCode >= 400 ? "warn" : "info"),
-    serializers: {
-      req: (req: { method: string; url: string }) => ({ method: req.method, url: req.url }),
-      res: (res: { statusCode: number }) => ({ statusCode: res.statusCode }),
-    },
-    customSuccessMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-    customErrorMessage: (req, res) => `${req.method} ${req.url} ${res.statusCode}`,
-  });
+  return (req: Request, res: Response, next: NextFunction): void => {
+    const incoming = req.headers["x-request-id"];
+    const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    req.id = id;
+    res.setHeader("X-Request-Id", id);
+    const quiet = req.method === "GET" && quietPaths.includes(req.url ?? "");
+    const started = Date.now();
+    const request = { method: req.method, url: req.url };
+    const done = (err?: unknown): void => {
+      res.off("close", done);
+      res.off("finish", done);
+      res.off("error", done);
+      if (quiet && err === undefined) return;
+      const status = res.statusCode;
+      const failed = err instanceof Error ? err : res.err ?? (status >= 500 ? new Error(`failed with status code ${status}`) : undefined);
+      const level = err !== undefined || status >= 500 ? "error" : status >= 400 ? "warn" : "info";
+      if (!logger.isLevelEnabled(level)) return;
+      const route = res.locals?.hookLog as Record<string, unknown> | undefined;
+      const fields: Record<string, unknown> = { req: request, requestId: id, ...route, res: { statusCode: status } };
+      if (failed) fields.err = failed;
+      fields.durationMs = Date.now() - started;
+      logger[level](fields, `${req.method} ${req.url} ${status}`);
+    };
+    if (!quiet) {
+      res.on("close", done);
+      res.on("finish", done);
+    }
+    res.on("error", done);
+    next();
+  };
 }

@@ -172,3 +172,162 @@ export function listChildren(map: ObjectMap, groupKey: string): KubeObject[] {
 export function compareStrings(a: string, b: string): number {
   return a < b ? -1 : a > b ? 1 : 0;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Checks in place. A hook request carries every observed child (≈3 KiB each, thousands per call
+// for a CronJob with a long history); running them through the zod schemas above copies each
+// child's top level and metadata only to throw the copies away, and at 100 children those copies
+// are still alive at the next young-generation GC and get promoted. The functions below accept
+// exactly a subset of what the schemas accept (a property test holds them to it) and copy
+// nothing; callers fall back to the schema whenever they say no, so error messages stay the
+// schema's.
+// ---------------------------------------------------------------------------------------------
+
+/**
+ * A plain JSON-style object (what zod's object and record schemas accept). An own `__proto__` key
+ * (JSON.parse makes one) is left to the schema, whose copies drop it.
+ */
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  if (typeof v !== "object" || v === null || Array.isArray(v)) return false;
+  const proto = Object.getPrototypeOf(v);
+  return (proto === Object.prototype || proto === null) && !Object.hasOwn(v, "__proto__");
+}
+
+function isStringMap(v: unknown): boolean {
+  if (!isPlainObject(v)) return false;
+  for (const k of Object.keys(v)) if (typeof v[k] !== "string") return false;
+  return true;
+}
+
+function isOptionalString(v: unknown): boolean {
+  return v === undefined || typeof v === "string";
+}
+
+function isObjectMeta(m: unknown): boolean {
+  if (!isPlainObject(m)) return false;
+  const { name, generation, deletionTimestamp, labels, annotations, finalizers, ownerReferences } = m;
+  return (
+    typeof name === "string" &&
+    name.length > 0 &&
+    isOptionalString(m.namespace) &&
+    isOptionalString(m.uid) &&
+    (generation === undefined || Number.isSafeInteger(generation)) &&
+    isOptionalString(m.resourceVersion) &&
+    isOptionalString(m.creationTimestamp) &&
+    (deletionTimestamp === undefined || deletionTimestamp === null || typeof deletionTimestamp === "string") &&
+    (labels === undefined || isStringMap(labels)) &&
+    (annotations === undefined || isStringMap(annotations)) &&
+    (finalizers === undefined || (Array.isArray(finalizers) && finalizers.every((f) => typeof f === "string"))) &&
+    (ownerReferences === undefined || (Array.isArray(ownerReferences) && ownerReferences.every(isPlainObject)))
+  );
+}
+
+/**
+ * True when `v` passes {@link KubeObjectSchema}, checked without copying. May say false for an
+ * odd value the schema accepts; never says true for one it rejects.
+ */
+export function isKubeObject(v: unknown): v is KubeObject {
+  return (
+    isPlainObject(v) &&
+    typeof v.apiVersion === "string" &&
+    v.apiVersion.length > 0 &&
+    typeof v.kind === "string" &&
+    v.kind.length > 0 &&
+    isObjectMeta(v.metadata)
+  );
+}
+
+/**
+ * True when `v` passes {@link ObjectMapSchema} (groups of objects, a group may be null), checked
+ * without copying. May say false for an odd value the schema accepts; never true for one it rejects.
+ */
+export function isObjectMap(v: unknown): v is ObjectMap {
+  if (!isPlainObject(v)) return false;
+  for (const groupKey of Object.keys(v)) {
+    const group = v[groupKey];
+    if (group === null) continue;
+    if (!isPlainObject(group)) return false;
+    for (const key of Object.keys(group)) if (!isKubeObject(group[key])) return false;
+  }
+  return true;
+}
+
+/**
+ * Parses a sync or finalize request like {@link SyncRequestSchema}, with the same result and the
+ * same issues, but checks `children` and `related` in place: the request keeps the very observed
+ * objects that arrived (only the parent, the one object hooks read in depth, is parsed by zod).
+ */
+export function parseSyncRequest(body: unknown): { success: true; data: SyncRequest } | { success: false; error: z.ZodError } {
+  if (isPlainObject(body)) {
+    const { controller, children, related, finalizing } = body;
+    if (
+      (controller === undefined || isPlainObject(controller)) &&
+      (children === undefined || children === null || isObjectMap(children)) &&
+      (related === undefined || related === null || isObjectMap(related)) &&
+      (finalizing === undefined || typeof finalizing === "boolean")
+    ) {
+      const parent = ParentSchema.safeParse(body.parent);
+      if (parent.success) {
+        return {
+          success: true,
+          data: { ...body, parent: parent.data, children: children ?? {}, related: related ?? {}, finalizing: finalizing ?? false } as SyncRequest,
+        };
+      }
+    }
+  }
+  return SyncRequestSchema.safeParse(body);
+}
+
+const OBJECT_KEYS = new Set(["apiVersion", "kind", "metadata"]);
+const META_KEYS = ["name", "namespace", "uid", "generation", "resourceVersion", "creationTimestamp", "deletionTimestamp", "labels", "annotations", "finalizers", "ownerReferences"] as const;
+const META_KEY_SET = new Set<string>(META_KEYS);
+const RESPONSE_KEYS = new Set(["status", "children", "resyncAfterSeconds", "finalized"]);
+
+/** A shallow copy with `skip` keys left out, as zod's object/record output ("__proto__" is never an own key there). */
+function copyKeys(from: Record<string, unknown>, into: Record<string, unknown>, skip?: ReadonlySet<string>): Record<string, unknown> {
+  for (const k of Object.keys(from)) if (k !== "__proto__" && !skip?.has(k)) into[k] = from[k];
+  return into;
+}
+
+function orderedMeta(m: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const k of META_KEYS) {
+    const v = m[k];
+    if (v === undefined) continue;
+    if (k === "labels" || k === "annotations") out[k] = copyKeys(v as Record<string, unknown>, {});
+    else if (k === "finalizers") out[k] = (v as unknown[]).slice();
+    else if (k === "ownerReferences") out[k] = (v as Record<string, unknown>[]).map((r) => copyKeys(r, {}));
+    else out[k] = v;
+  }
+  return copyKeys(m, out, META_KEY_SET);
+}
+
+function orderedObject(o: KubeObject): KubeObject {
+  const out: Record<string, unknown> = { apiVersion: o.apiVersion, kind: o.kind, metadata: orderedMeta(o.metadata) };
+  return copyKeys(o, out, OBJECT_KEYS) as KubeObject;
+}
+
+/**
+ * Checks a hook's sync or finalize response like {@link SyncResponseSchema}, with the same result
+ * (the same keys in the same order, so the answer's bytes do not change) and the same issues, at
+ * the cost of a shallow copy: the schema is only run when the quick check says no.
+ */
+export function checkSyncResponse(response: unknown): { success: true; data: SyncResponse } | { success: false; error: z.ZodError } {
+  if (isPlainObject(response)) {
+    const { status, children, resyncAfterSeconds: resync, finalized } = response;
+    if (
+      Object.keys(response).every((k) => RESPONSE_KEYS.has(k)) &&
+      isPlainObject(status) &&
+      Array.isArray(children) &&
+      children.every(isKubeObject) &&
+      (resync === undefined || (typeof resync === "number" && resync > 0 && Number.isFinite(resync))) &&
+      (finalized === undefined || typeof finalized === "boolean")
+    ) {
+      const data: Record<string, unknown> = { status: copyKeys(status, {}), children: children.map(orderedObject) };
+      if (resync !== undefined) data.resyncAfterSeconds = resync;
+      if (finalized !== undefined) data.finalized = finalized;
+      return { success: true, data: data as SyncResponse };
+    }
+  }
+  return SyncResponseSchema.safeParse(response);
+}

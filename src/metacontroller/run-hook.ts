@@ -7,10 +7,10 @@
 import { formatIssues, internalError, invalidRequest } from "../errors.ts";
 import type { Kind, HookResult } from "../controllers/types.ts";
 import {
+  checkSyncResponse,
   CustomizeRequestSchema,
   CustomizeResponseSchema,
-  SyncRequestSchema,
-  SyncResponseSchema,
+  parseSyncRequest,
   type CustomizeResponse,
   type ObjectMap,
   type SyncRequest,
@@ -86,7 +86,7 @@ export function runHook<O>(
     return { response: checked.data, decisions: [], summary };
   }
 
-  const parsed = SyncRequestSchema.safeParse(body);
+  const parsed = parseSyncRequest(body);
   if (!parsed.success) throw invalidRequest(`not a Metacontroller ${hook} request: ${formatIssues(parsed.error)}`);
   const request = parsed.data;
   checkParentType(def, request.parent);
@@ -105,7 +105,7 @@ export function runHook<O>(
   } catch (err) {
     throw internalError(`${hook} hook failed: ${(err as Error).message}`);
   }
-  const checked = SyncResponseSchema.safeParse(result.response);
+  const checked = checkSyncResponse(result.response);
   if (!checked.success) throw internalError(`${hook} hook built an invalid response: ${formatIssues(checked.error)}`);
   if (!finalizing && checked.data.finalized !== undefined) {
     throw internalError(`${hook} hook set "finalized" outside finalization`);

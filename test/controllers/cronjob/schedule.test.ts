@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { checkScheduleSyntax, parseGoDurationSeconds, parseSchedule, type Schedule } from "../../../src/controllers/cronjob/schedule.ts";
+import { checkScheduleSyntax, parseGoDurationSeconds, parseSchedule, SCHEDULE_CACHE_SIZE, type Schedule } from "../../../src/controllers/cronjob/schedule.ts";
 import { checkTimeZone, formatInZone } from "../../../src/controllers/cronjob/time-zone.ts";
 
 const d = (s: string) => new Date(s);
@@ -228,4 +228,23 @@ test("scheduled timestamps in the CronJob's zone, as Go's RFC 3339", () => {
   assert.equal(formatInZone(d("2026-01-05T12:00:00Z"), "Europe/London"), "2026-01-05T12:00:00Z");
   assert.equal(formatInZone(d("2026-01-05T12:00:00Z"), "Asia/Kolkata"), "2026-01-05T17:30:00+05:30");
   assert.equal(formatInZone(d("2026-01-05T23:30:00Z"), "Pacific/Kiritimati"), "2026-01-06T13:30:00+14:00");
+});
+
+test("compiled schedules are memoized per (text, zone), frozen, and the memo is bounded", () => {
+  const a = parseSchedule("*/7 3 * * *", "Europe/Berlin");
+  assert.equal(parseSchedule("*/7 3 * * *", "Europe/Berlin"), a, "same text and zone: the same compiled schedule");
+  assert.notEqual(parseSchedule("*/7 3 * * *", "UTC"), a, "another zone is another schedule");
+  assert.ok(Object.isFrozen(a) && a.ok && Object.isFrozen(a.schedule), "a shared result cannot be changed by a caller");
+  const rejected = parseSchedule("61 * * * *", "UTC");
+  assert.equal(parseSchedule("61 * * * *", "UTC"), rejected, "rejections are memoized too");
+  // A reused schedule answers exactly like a fresh one, whatever it answered before.
+  const reused = schedule("*/7 3 * * *", "Europe/Berlin");
+  reused.latestSlot(d("2026-03-29T05:00:00Z"), d("2025-01-01T00:00:00Z"));
+  assert.equal(iso(reused.latestSlot(d("2026-01-05T12:00:30Z"), d("2026-01-01T00:00:00Z"))), "2026-01-05T02:56:00Z");
+  // Filling the memo with other schedules evicts the least recently used entry.
+  for (let i = 0; i < SCHEDULE_CACHE_SIZE; i++) parseSchedule(`${i % 60} ${Math.floor(i / 60)} * * *`, "UTC");
+  assert.notEqual(parseSchedule("*/7 3 * * *", "Europe/Berlin"), a, "evicted after SCHEDULE_CACHE_SIZE other schedules");
+  // Texts too long to be a real schedule are not kept at all.
+  const long = `* * * * ${"1,".repeat(200)}2`;
+  assert.notEqual(parseSchedule(long, "UTC"), parseSchedule(long, "UTC"));
 });
