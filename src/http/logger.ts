@@ -8,18 +8,30 @@ import type { NextFunction, Request, Response } from "express";
 import { pino, type Logger } from "pino";
 
 /**
- * Creates the process logger.
+ * Creates the process logger, writing each line to stdout synchronously.
+ *
+ * Why synchronously (pino's default writes asynchronously): an asynchronous write to a closed
+ * stdout pipe (`metahooks serve | head -1`) reports EPIPE only in a later callback, and when that
+ * line is among the last before `process.exit`, pino's exit hook flushes the rest with
+ * sonic-boom's `flushSync`, which retries every error but EAGAIN for ever: the process never
+ * exited and ignored further signals. A synchronous write sees EPIPE at once, pino then drops
+ * every later line, and no exit-time flush is registered. The price is that a stdout reader which
+ * stops reading stalls the service once the pipe buffer is full, as `console.log` on a pipe does.
+ *
  * @param level - a pino level (`info`, `debug`, `silent`, …)
  */
 export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { service: "metahooks" },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    // Metacontroller can send bearer or basic credentials (v4.16+ webhook authorization).
-    redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" },
-  });
+  return pino(
+    {
+      level,
+      base: { service: "metahooks" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // Metacontroller can send bearer or basic credentials (v4.16+ webhook authorization).
+      redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" },
+    },
+    pino.destination({ dest: 1, sync: true }),
+  );
 }
 
 /** Request ids we echo: an incoming `X-Request-Id` of this shape, else a fresh UUID. */
