@@ -100,6 +100,8 @@ export function createApp(options: AppOptions): express.Express {
     const timer = setTimeout(() => {
       if (res.headersSent) return;
       res.locals.outcome = "timeout";
+      // The body is still arriving: the client's slowness, not a failure of ours (logged at warn).
+      res.locals.clientTimedOut = true;
       res.setHeader("Connection", "close");
       sendError(req, res, budgetExceeded(budgetMs));
     }, budgetMs);
