@@ -47,7 +47,7 @@ async function postBytes(target: typeof app, path: string, body: Buffer): Promis
   await new Promise<void>((r) => server.once("listening", () => r()));
   try {
     const { port } = server.address() as import("node:net").AddressInfo;
-    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body });
+    const res = await fetch(`http://127.0.0.1:${port}${path}`, { method: "POST", headers: { "content-type": "application/json" }, body: new Uint8Array(body) });
     return { status: res.status, body: await res.json() };
   } finally {
     server.closeAllConnections();
