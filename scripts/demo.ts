@@ -191,7 +191,8 @@ async function ciBuildToReady(): Promise<void> {
   out();
   out(`   Build commit ${s.currentBuild?.commitSHA ?? "?"} (from the prepare container's termination message)`);
   out(`   Deployment ${dep?.metadata.name ?? "?"} runs ${dep?.spec?.template?.spec?.containers?.[0]?.image ?? "?"}`);
-  out(`   (the digest comes from kaniko's termination message; the app is never pointed at an unbuilt image)`);
+  out(`   (the digest comes from the digest container's termination message: it reports the digest file kaniko wrote,`);
+  out(`    and runs only after kaniko exited 0, so the app is never pointed at an unbuilt image)`);
   out(`   ${emu.syncs} hook calls; phase ${s.phase}.`);
   out();
   await server.stop();

@@ -8,8 +8,8 @@
 /** An error with an HTTP status and a machine-readable code. */
 export class HookError extends Error {
   /**
-   * @param status - HTTP status: 400 malformed JSON, 413 too large, 415 wrong content type,
-   *   422 not a Metacontroller request, 500 internal
+   * @param status - HTTP status: 400 malformed JSON (or not UTF-8), 404 no such route, 405 wrong
+   *   method, 413 too large, 415 wrong content type, 422 not a Metacontroller request, 500 internal
    * @param code - machine code for the `error` field, e.g. `invalid_request`
    * @param message - a short human message (Metacontroller puts it in a Warning event)
    */

@@ -6,6 +6,7 @@
  */
 import express, { type Request, type RequestHandler, type Response } from "express";
 import { HookError, malformedJson } from "../errors.ts";
+import { postOnly } from "../http/listener.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
 import { mutateAdmission, validateAdmission, type AdmissionOutcome } from "./admission.ts";
 
@@ -31,7 +32,8 @@ export function createAdmissionRouter(
   json: RequestHandler,
   authenticate?: (authorizationHeader: string | undefined) => boolean,
 ): express.Router {
-  const router = express.Router();
+  // Exact paths, as on the listener apps (a router does not inherit their routing settings).
+  const router = express.Router({ caseSensitive: true, strict: true });
   const guard: RequestHandler = (req, res, next) => {
     if (authenticate && !authenticate(req.headers.authorization)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="metahooks"');
@@ -55,6 +57,7 @@ export function createAdmissionRouter(
         if (outcome.object) log.parent = outcome.object;
         res.status(200).json(outcome.review);
       });
+      router.all(`/${hook}/${def.name}`, postOnly);
     }
   }
   return router;

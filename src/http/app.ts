@@ -13,7 +13,7 @@ import type { ConfiguredController } from "../controllers/registry.ts";
 import { createMetrics, outcomeOf, recordDecisions, recordInvalidParent, type HookMetrics, type HookOutcome } from "./metrics.ts";
 import { createAdmissionRouter } from "../admission/routes.ts";
 import { ByteBudget, RETRY_AFTER_SECONDS } from "./body.ts";
-import { createListenerApp, sendError, sendJson } from "./listener.ts";
+import { createListenerApp, postOnly, sendError, sendJson } from "./listener.ts";
 
 export { RETRY_AFTER_SECONDS };
 
@@ -100,6 +100,8 @@ export function createApp(options: AppOptions): express.Express {
     const timer = setTimeout(() => {
       if (res.headersSent) return;
       res.locals.outcome = "timeout";
+      // The body is still arriving: the client's slowness, not a failure of ours (logged at warn).
+      res.locals.clientTimedOut = true;
       res.setHeader("Connection", "close");
       sendError(req, res, budgetExceeded(budgetMs));
     }, budgetMs);
@@ -187,6 +189,7 @@ export function createApp(options: AppOptions): express.Express {
             }
             sendJson(res, result.response);
           });
+          app.all(`/${hook}/${def.name}`, postOnly);
         }
       }
 

@@ -79,15 +79,27 @@ export function describeJsonError(err: unknown): string {
 }
 
 /**
- * Parses a complete body: empty → 400, over the limit → 413, not JSON → 400 (no excerpt).
+ * Strict UTF-8 (JSON's encoding, RFC 8259): an invalid sequence throws instead of becoming U+FFFD,
+ * which would silently change a name or label. A BOM is kept, so JSON.parse refuses it as before.
+ */
+const UTF8 = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });
+
+/**
+ * Parses a complete body: empty → 400, over the limit → 413, not UTF-8 or not JSON → 400 (no excerpt).
  * @param bytes - the body, already decoded from any Content-Encoding
- * @throws HookError 400 `malformed_json` or 413 `too_large`
+ * @throws HookError 400 `malformed_json` (also for invalid UTF-8) or 413 `too_large`
  */
 export function parseJsonBody(bytes: Buffer, limitBytes: number): unknown {
   if (bytes.length > limitBytes) throw tooLarge(limitBytes, `of ${bytes.length} bytes`);
   if (bytes.length === 0) throw malformedJson("empty body");
+  let text: string;
   try {
-    return JSON.parse(bytes.toString("utf8"));
+    text = UTF8.decode(bytes);
+  } catch {
+    throw malformedJson("the body is not valid UTF-8");
+  }
+  try {
+    return JSON.parse(text);
   } catch (err) {
     throw malformedJson(describeJsonError(err));
   }

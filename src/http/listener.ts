@@ -36,6 +36,10 @@ export function createListenerApp(options: ListenerAppOptions): express.Express 
   const app = express();
   app.disable("x-powered-by");
   app.set("etag", false);
+  // One spelling per route: `/sync/CronJob` or `/sync/cronjob/` is a 404, never a hook answer that
+  // a misconfigured URL would otherwise get by accident. Set before any route creates the router.
+  app.set("case sensitive routing", true);
+  app.set("strict routing", true);
   // Draining can start while a call is in flight, so the header is decided when the answer is
   // written, not when the request arrived. Every answer's headers go through writeHead (Node's
   // implicit header calls it too); defining it once on this app's response prototype (express
@@ -73,6 +77,15 @@ export function createListenerApp(options: ListenerAppOptions): express.Express 
   });
   return app;
 }
+
+/**
+ * The handler for every other method on a POST-only route: 405 `method_not_allowed` with
+ * `Allow: POST` (RFC 9110 requires the header on a 405).
+ */
+export const postOnly: RequestHandler = (req, res) => {
+  res.setHeader("Allow", "POST");
+  throw new HookError(405, "method_not_allowed", `${req.method} is not allowed here; use POST`);
+};
 
 /**
  * Answers 200 with `body` as JSON: one `JSON.stringify`, the headers set once (`Content-Type:

@@ -8,18 +8,30 @@ import type { NextFunction, Request, Response } from "express";
 import { pino, type Logger } from "pino";
 
 /**
- * Creates the process logger.
+ * Creates the process logger, writing each line to stdout synchronously.
+ *
+ * Why synchronously (pino's default writes asynchronously): an asynchronous write to a closed
+ * stdout pipe (`metahooks serve | head -1`) reports EPIPE only in a later callback, and when that
+ * line is among the last before `process.exit`, pino's exit hook flushes the rest with
+ * sonic-boom's `flushSync`, which retries every error but EAGAIN for ever: the process never
+ * exited and ignored further signals. A synchronous write sees EPIPE at once, pino then drops
+ * every later line, and no exit-time flush is registered. The price is that a stdout reader which
+ * stops reading stalls the service once the pipe buffer is full, as `console.log` on a pipe does.
+ *
  * @param level - a pino level (`info`, `debug`, `silent`, …)
  */
 export function createLogger(level: string): Logger {
-  return pino({
-    level,
-    base: { service: "metahooks" },
-    timestamp: pino.stdTimeFunctions.isoTime,
-    formatters: { level: (label) => ({ level: label }) },
-    // Metacontroller can send bearer or basic credentials (v4.16+ webhook authorization).
-    redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" },
-  });
+  return pino(
+    {
+      level,
+      base: { service: "metahooks" },
+      timestamp: pino.stdTimeFunctions.isoTime,
+      formatters: { level: (label) => ({ level: label }) },
+      // Metacontroller can send bearer or basic credentials (v4.16+ webhook authorization).
+      redact: { paths: ["req.headers.authorization", "req.headers.cookie"], censor: "[redacted]" },
+    },
+    pino.destination({ dest: 1, sync: true }),
+  );
 }
 
 /** Request ids we echo: an incoming `X-Request-Id` of this shape, else a fresh UUID. */
@@ -43,7 +55,8 @@ declare module "node:http" {
  * `res.locals.hookLog` (controller, hook, parent, decision…), `res` `{statusCode}`, `err` for
  * answers of 500 and above, `durationMs` (whole milliseconds) and the message
  * `<METHOD> <url> <status>`. Level: error from 500 (or when the response stream failed), warn from
- * 400, else info. No bodies, no headers (credentials never reach the log).
+ * 400, else info; a timeout the client caused (its body still arriving when the time budget ran
+ * out, `res.locals.clientTimedOut`, or Node's 408 at REQUEST_TIMEOUT_MS) is a warning without `err`. No bodies, no headers (credentials never reach the log).
  *
  * One plain `logger[level](fields, msg)` call per request: no child logger or serializer per call
  * (the line has the fields and order pino-http 11 gave it with our options).
@@ -65,9 +78,14 @@ export function createRequestLogger(logger: Logger, quietPaths: readonly string[
       res.off("finish", done);
       res.off("error", done);
       if (quiet && err === undefined) return;
-      const status = res.statusCode;
-      const failed = err instanceof Error ? err : res.err ?? (status >= 500 ? new Error(`failed with status code ${status}`) : undefined);
-      const level = err !== undefined || status >= 500 ? "error" : status >= 400 ? "warn" : "info";
+      // Node answers 408 on the socket itself when the request outlives REQUEST_TIMEOUT_MS; our
+      // response never went out, so its statusCode (200) would be a lie.
+      const requestTimedOut = !res.headersSent && (req.socket as { errored?: { code?: unknown } | null } | null)?.errored?.code === "ERR_HTTP_REQUEST_TIMEOUT";
+      const status = requestTimedOut ? 408 : res.statusCode;
+      // A client too slow to send its body is its own problem: a warning, no stack trace.
+      const clientTimedOut = requestTimedOut || res.locals?.clientTimedOut === true;
+      const failed = clientTimedOut ? undefined : err instanceof Error ? err : res.err ?? (status >= 500 ? new Error(`failed with status code ${status}`) : undefined);
+      const level = clientTimedOut ? "warn" : err !== undefined || status >= 500 ? "error" : status >= 400 ? "warn" : "info";
       if (!logger.isLevelEnabled(level)) return;
       const route = res.locals?.hookLog as Record<string, unknown> | undefined;
       const fields: Record<string, unknown> = { req: request, requestId: id, ...route, res: { statusCode: status } };

@@ -18,8 +18,8 @@ export const ObjectMetaSchema = z.looseObject({
   resourceVersion: z.string().optional(),
   creationTimestamp: z.string().optional(),
   deletionTimestamp: z.string().nullable().optional(),
-  labels: z.record(z.string(), z.string()).optional(),
-  annotations: z.record(z.string(), z.string()).optional(),
+  labels: ownKeyStringMap().optional(),
+  annotations: ownKeyStringMap().optional(),
   finalizers: z.array(z.string()).optional(),
   ownerReferences: z.array(z.looseObject({})).optional(),
 });
@@ -56,6 +56,21 @@ function nullPrototypeRecord<T extends z.ZodType>(value: T) {
       if (parsed.success) out[key] = parsed.data;
       else for (const issue of parsed.error.issues) ctx.issues.push({ ...issue, input: undefined, path: [key, ...issue.path] } as never);
     }
+    return out;
+  });
+}
+
+/**
+ * A string map (labels, annotations) that keeps every key, as `z.record(z.string(), z.string())`
+ * would not: zod assigns `__proto__` into a plain object, which changes the prototype instead of
+ * adding the key, so an observed child's label `__proto__` would vanish from our answer and
+ * Metacontroller would write the child back without it. The result is a plain object (equal to
+ * the parsed JSON) holding `__proto__` as an own data property; spreads copy it as such.
+ */
+function ownKeyStringMap() {
+  return nullPrototypeRecord(z.string()).transform((map) => {
+    const out: Record<string, string> = {};
+    for (const key of Object.keys(map)) Object.defineProperty(out, key, { value: map[key], enumerable: true, writable: true, configurable: true });
     return out;
   });
 }

@@ -16,6 +16,13 @@ function byKind(docs: KubeDoc[], kind: string): KubeDoc[] {
   return docs.filter((d) => d.kind === kind);
 }
 
+/** Hours in a cert-manager duration made of `h` and `m` parts (what the chart's values use). */
+function hours(duration: string): number {
+  let total = 0;
+  for (const [, n, unit] of duration.matchAll(/(\d+)([hm])/g)) total += unit === "h" ? Number(n) : Number(n) / 60;
+  return total;
+}
+
 function one(docs: KubeDoc[], kind: string): KubeDoc {
   const found = byKind(docs, kind);
   assert.equal(found.length, 1, `expected one ${kind}, got ${found.length}`);
@@ -90,16 +97,29 @@ describe("chart: admission webhooks", () => {
     assert.equal(one(docs, "Service").spec.ports.some((p: any) => p.name === "webhook"), false);
   });
 
-  test("cert-manager mode: self-signed Issuer, Certificate for the Service, CA injected into both configurations", () => {
+  test("cert-manager mode: SelfSigned Issuer -> CA Certificate -> CA Issuer -> serving Certificate, the CA injected into both configurations", () => {
     const docs = renderChart({ set: { "admissionWebhooks.enabled": "true" } });
     const { validating, mutating } = assertWebhooks(docs);
-    const issuer = one(docs, "Issuer");
-    assert.deepEqual(issuer.spec, { selfSigned: {} });
-    const cert = one(docs, "Certificate");
+    const issuers = byKind(docs, "Issuer");
+    assert.equal(issuers.length, 2);
+    const selfSigned = issuers.find((i) => "selfSigned" in i.spec)!;
+    const caIssuer = issuers.find((i) => "ca" in i.spec)!;
+    assert.deepEqual(selfSigned.spec, { selfSigned: {} });
+    const certs = byKind(docs, "Certificate");
+    assert.equal(certs.length, 2);
+    const caCert = certs.find((c) => c.spec.isCA === true)!;
+    const cert = certs.find((c) => c.spec.isCA !== true)!;
+    // The SelfSigned Issuer signs only the CA; the CA Issuer serves the CA's Secret and signs the leaf.
+    assert.deepEqual(caCert.spec.issuerRef, { name: selfSigned.metadata.name, kind: "Issuer", group: "cert-manager.io" });
+    assert.deepEqual(caIssuer.spec, { ca: { secretName: caCert.spec.secretName } });
+    assert.notEqual(caCert.spec.secretName, cert.spec.secretName);
+    assert.ok(hours(caCert.spec.duration) >= 10 * hours(cert.spec.duration), "the CA outlives many leaf renewals");
+    assert.equal(caCert.spec.privateKey.rotationPolicy, "Never", "a CA renewal keeps the key its leaves were signed with");
+    for (const doc of [...issuers, ...certs]) assert.equal(doc.metadata.namespace, NS);
+    assert.deepEqual(cert.spec.issuerRef, { name: caIssuer.metadata.name, kind: "Issuer", group: "cert-manager.io" });
     assert.equal(cert.apiVersion, "cert-manager.io/v1");
     assert.equal(cert.metadata.namespace, NS);
     assert.deepEqual(cert.spec.dnsNames, [`${FULLNAME}.${NS}.svc`, `${FULLNAME}.${NS}.svc.cluster.local`]);
-    assert.deepEqual(cert.spec.issuerRef, { name: issuer.metadata.name, kind: "Issuer", group: "cert-manager.io" });
     assert.equal(secretVolume(docs), cert.spec.secretName);
     for (const config of [validating, mutating]) {
       assert.equal((config.metadata as any).annotations["cert-manager.io/inject-ca-from"], `${NS}/${cert.metadata.name}`);

@@ -4,7 +4,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { parse } from "yaml";
+import { parse, parseAllDocuments } from "yaml";
 import { Pod } from "kubernetes-models/v1/Pod";
 import { controllers } from "../../src/controllers/registry.ts";
 
@@ -72,10 +72,27 @@ test("the README installs Metacontroller from its own OCI chart with those value
   assert.doesNotMatch(readme, /metacontroller\.enabled|helm dependency update/, "the chart has no Metacontroller dependency any more");
 });
 
-test("every `helm install … charts/metahooks` in the README sets image.repository", () => {
-  const commands = [...readme.matchAll(/helm install metahooks charts\/metahooks(?:[^\n]*\\\n)*[^\n]*/g)].map((m) => m[0]);
-  assert.ok(commands.length >= 3, `found ${commands.length}`);
-  for (const command of commands) assert.match(command, /--set image\.repository=\S+/, command);
+/** Every README command `helm <verb> metahooks charts/metahooks …` with its continuation lines. */
+function helmCommands(verb: string): string[] {
+  return [...readme.matchAll(new RegExp(`helm ${verb} metahooks charts/metahooks(?:[^\\n]*\\\\\\n)*[^\\n]*`, "g"))].map((m) => m[0]);
+}
+
+test("every `helm install … charts/metahooks` in the README sets image.repository and the namespace", () => {
+  const commands = helmCommands("install");
+  assert.ok(commands.length >= 1, `found ${commands.length}`);
+  for (const command of commands) {
+    assert.match(command, /--set image\.repository=\S+/, command);
+    assert.match(command, /-n metahooks\b/, command);
+  }
+});
+
+test("every later `helm upgrade … charts/metahooks` in the README targets that release's namespace and keeps its values", () => {
+  const commands = helmCommands("upgrade");
+  assert.ok(commands.length >= 2, `found ${commands.length}`);
+  for (const command of commands) {
+    assert.match(command, /-n metahooks\b/, command);
+    assert.match(command, /--reuse-values\b/, command);
+  }
 });
 
 test("\"Permissions Metacontroller needs\" covers every parent, its status, every child and the customize Pods", () => {
@@ -100,4 +117,17 @@ test("\"Permissions Metacontroller needs\" covers every parent, its status, ever
   assert.ok(rowFor("", "pods")?.includes("watch"), "customize: Pods");
   const secrets = rowFor("", "secrets");
   assert.ok(secrets && /list, watch/.test(secrets.replaceAll("*", "")) && /cluster-wide/.test(secrets), "Secrets: list/watch cluster-wide with auth or TLS");
+});
+
+test("the install section's CIBuild example is valid and uses the structured output with a push Secret", async () => {
+  const { checkSpec } = await import("../../src/controllers/cibuild/validate.ts");
+  const install = section("Install on a cluster");
+  const heredoc = install.match(/kubectl apply -f - <<'YAML'\n([\s\S]*?)\nYAML/);
+  assert.ok(heredoc, "the install section applies its examples with a YAML heredoc");
+  const docs = parseAllDocuments(heredoc[1]!).map((d) => d.toJS());
+  const build = docs.find((d) => d.kind === "CIBuild");
+  assert.ok(build, "a CIBuild example");
+  assert.equal(checkSpec(build.spec).valid, true);
+  assert.equal(build.spec.imageDestination, undefined, "legacy imageDestination forces an insecure push without credentials");
+  assert.ok(build.spec.output?.image && build.spec.output?.pushSecret);
 });

@@ -194,6 +194,18 @@ describe("the chart's CRDs and CompositeController files are generated", () => {
     assert.equal(existsSync(join(CHART_DIR, "crds")), false, "charts/metahooks/crds/ would be installed once and never upgraded");
   });
 
+  test("a disabled kind gets neither its CRD nor its CompositeController (its fixed name may belong to someone else)", () => {
+    for (const def of controllers) {
+      const docs = renderChart({ set: { [`controllers.${def.name}.enabled`]: "false" } });
+      const crdKinds = docs.filter((d) => d.kind === "CustomResourceDefinition").map((d) => d.spec.names.kind.toLowerCase());
+      const expected = controllers.filter((c) => c !== def).map((c) => c.name);
+      assert.deepStrictEqual(crdKinds.sort(), expected.sort(), `controllers.${def.name}.enabled=false`);
+      assert.equal(docs.filter((d) => d.kind === "CompositeController").length, controllers.length - 1);
+    }
+    const none = renderChart({ set: Object.fromEntries(controllers.map((c) => [`controllers.${c.name}.enabled`, "false"])) });
+    assert.equal(none.filter((d) => d.kind === "CustomResourceDefinition").length, 0);
+  });
+
   test("crds.enabled=false renders no CRD; crds.keep=false drops only the keep annotation", () => {
     const off = renderChart({ set: { "crds.enabled": "false" } });
     assert.equal(off.filter((d) => d.kind === "CustomResourceDefinition").length, 0);
@@ -246,6 +258,15 @@ describe("helm template with toggles", () => {
     assert.equal(env.get("GIT_SYNC_IMAGE"), "registry.k8s.io/git-sync/git-sync:v4.7.1");
     assert.equal(env.has("BUILDKIT_IMAGE"), false);
     assert.equal(env.has("PREPARE_IMAGE"), false);
+  });
+
+  test("build.workspaceSizeLimit reaches the service as BUILD_WORKSPACE_SIZE_LIMIT, only when set; the schema refuses a non-quantity", () => {
+    assert.equal(envOf(only(defaults, "Deployment")).has("BUILD_WORKSPACE_SIZE_LIMIT"), false);
+    const env = envOf(only(renderChart({ set: { "build.workspaceSizeLimit": "10Gi" } }), "Deployment"));
+    assert.equal(env.get("BUILD_WORKSPACE_SIZE_LIMIT"), "10Gi");
+    const bad = templateChart({ set: { "build.workspaceSizeLimit": "10 GB" } });
+    assert.notEqual(bad.status, 0);
+    assert.match(bad.stderr, /workspaceSizeLimit/);
   });
 
   test("auth: Metacontroller's layout, a content-named Secret it reads, a tokens file the pods reload", () => {
@@ -369,9 +390,13 @@ describe("helm template with toggles", () => {
     assert.match(result.stderr, /tls\.enabled=true needs tls\.secretName/);
   });
 
-  test("ServiceMonitor only when the cluster has the monitoring.coreos.com/v1 API", () => {
+  test("ServiceMonitor only when the cluster has the monitoring.coreos.com/v1 API, named as group/version or group/version/Kind", () => {
     const without = renderChart({ set: { "serviceMonitor.enabled": "true" } });
     assert.equal(without.filter((d) => d.kind === "ServiceMonitor").length, 0);
+    const other = renderChart({ set: { "serviceMonitor.enabled": "true" }, apiVersions: ["monitoring.coreos.com/v1alpha1"] });
+    assert.equal(other.filter((d) => d.kind === "ServiceMonitor").length, 0);
+    const groupVersion = renderChart({ set: { "serviceMonitor.enabled": "true" }, apiVersions: ["monitoring.coreos.com/v1"] });
+    assert.equal(groupVersion.filter((d) => d.kind === "ServiceMonitor").length, 1, "--api-versions monitoring.coreos.com/v1");
     const docs = renderChart({ set: { "serviceMonitor.enabled": "true", "serviceMonitor.labels.release": "kube-prometheus" }, apiVersions: ["monitoring.coreos.com/v1/ServiceMonitor"] });
     const monitor = only(docs, "ServiceMonitor");
     assertValidRenderedObject(monitor, NAMESPACE);

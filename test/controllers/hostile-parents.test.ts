@@ -3,6 +3,7 @@
 // reason, admission's answer), not a golden file.
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { runHook } from "../../src/metacontroller/run-hook.ts";
 import type { SyncResponse } from "../../src/metacontroller/contract.ts";
 import { configureControllers } from "../../src/controllers/registry.ts";
@@ -173,4 +174,49 @@ test("a status.lastScheduleTime ahead of now: no slot at or before it runs, resy
   const later = sync(cronjob, request(cronJob({ status: { lastScheduleTime: "2026-01-05T12:05:00Z" } })), "2026-01-05T12:06:10Z");
   assert.equal(later.names.length, 1);
   assert.equal(later.status.lastScheduleTime, "2026-01-05T12:06:00Z");
+});
+
+// Keys an object spread or a zod record into `{}` loses or misreads, plus odd but plain ones.
+const ODD_KEYS = ["__proto__", "constructor", "prototype", "hasOwnProperty", "toString", "valueOf", "", "ключ", "💥", "a/b", "example.com/team"];
+
+/** A string map with `keys` as own properties, through JSON as Metacontroller sends it. */
+function oddMap(keys: string[], value: (key: string, i: number) => string): Record<string, string> {
+  return JSON.parse(`{${keys.map((k, i) => `${JSON.stringify(k)}:${JSON.stringify(value(k, i))}`).join(",")}}`);
+}
+
+test("odd label and annotation keys on observed Jobs come back exactly (fast-check over key sets)", () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.oneof(fc.constantFrom(...ODD_KEYS), fc.string({ maxLength: 8 })), { maxLength: 8 }), (keys) => {
+      const observed = job("hello", "2026-01-05T11:59:00Z", "running");
+      observed.metadata.labels = oddMap([...keys, "controller-uid"], (k, i) => (k === "controller-uid" ? observed.metadata.labels["controller-uid"] : `l${i}`));
+      observed.metadata.annotations = oddMap(keys, (_, i) => `a${i}`);
+      const body = JSON.parse(JSON.stringify(request(cronJob(), [observed])));
+      const { response } = sync(cronjob!, body);
+      const back = response.children.find((c) => c.metadata.name === observed.metadata.name)!;
+      assert.equal(JSON.stringify(back.metadata.labels), JSON.stringify(observed.metadata.labels));
+      assert.equal(JSON.stringify(back.metadata.annotations ?? {}), JSON.stringify(observed.metadata.annotations));
+    }),
+  );
+});
+
+test("jobTemplate label and annotation keys reach the Job exactly, or the template is InvalidJobTemplate naming the key (never a silent change)", () => {
+  fc.assert(
+    fc.property(fc.uniqueArray(fc.oneof(fc.constantFrom(...ODD_KEYS), fc.string({ maxLength: 8 })), { maxLength: 6 }), fc.constantFrom("labels", "annotations"), (keys, field) => {
+      const map = oddMap(keys, (_, i) => `v${i}`);
+      const text = JSON.stringify(request(cronJob({ spec: { jobTemplate: { metadata: { [field]: "PLACEHOLDER" }, spec: { template: { spec: { containers: [{ name: "c", image: "busybox" }], restartPolicy: "Never" } } } } } })));
+      const body = JSON.parse(text.replace('"PLACEHOLDER"', () => JSON.stringify(map)));
+      const r = sync(cronjob!, body);
+      const created = r.response.children[0];
+      if (created) {
+        const copied = Object.fromEntries(Object.entries<string>(created.metadata[field] ?? {}).filter(([k]) => keys.includes(k)));
+        assert.equal(JSON.stringify(copied), JSON.stringify(map), "every key and value, in order");
+      } else {
+        assert.equal(r.condition("Ready").reason, "InvalidJobTemplate");
+        assert.match(r.condition("Ready").message, new RegExp(`spec\\.jobTemplate\\.metadata\\.${field}: key `));
+      }
+    }),
+  );
+  const proto = sync(cronjob!, JSON.parse(JSON.stringify(request(cronJob())).replace('"labels":{"app"', '"labels":{"__proto__":"z","constructor":"c","app"')));
+  assert.equal(proto.condition("Ready").reason, "InvalidJobTemplate");
+  assert.match(proto.condition("Ready").message, /"__proto__"/);
 });

@@ -341,7 +341,10 @@ function buildkitContainer(spec: NormalizedSpec, buildHash: string, options: CIB
 export function buildJob(input: BuildJobInput): KubeObject {
   const { parentName, buildHash, spec, options, commit } = input;
   const labels = buildLabels(parentName, buildHash);
-  const volumes: Array<Record<string, unknown>> = [{ name: "workspace", emptyDir: {} }];
+  // Without a limit a build (clone, context, layers) may fill the node's disk; with one the
+  // kubelet evicts just this Pod. Off unless the service sets it, so existing Jobs keep their spec.
+  const scratch = () => (options.workspaceSizeLimit ? { sizeLimit: options.workspaceSizeLimit } : {});
+  const volumes: Array<Record<string, unknown>> = [{ name: "workspace", emptyDir: scratch() }];
   // defaultMode 0400 (256) + fsGroup 65533: SSH accepts the key and git-sync runs as its own
   // non-root user (the seed ran git-sync as root).
   if (spec.git.cloneSecret) volumes.push({ name: "git-secret", secret: { secretName: spec.git.cloneSecret, defaultMode: 256 } });
@@ -351,7 +354,7 @@ export function buildJob(input: BuildJobInput): KubeObject {
       secret: { secretName: spec.output.pushSecret, items: [{ key: spec.output.pushSecretKey, path: "config.json" }] },
     });
   }
-  if (spec.build.strategy === "buildkit") volumes.push({ name: "buildkitd", emptyDir: {} });
+  if (spec.build.strategy === "buildkit") volumes.push({ name: "buildkitd", emptyDir: scratch() });
   const steps = [gitSyncContainer(spec, options, commit), prepareContainer(spec, options)];
   // kaniko is an init container so that `digest` runs only after it exited 0 (see DIGEST_REPORT_SCRIPT);
   // the BuildKit wrapper has a shell and reports its own digest after a successful build.

@@ -18,6 +18,13 @@ const DOMAIN_COMPONENT = /^(?:[a-zA-Z0-9]|[a-zA-Z0-9][a-zA-Z0-9-]*[a-zA-Z0-9])$/
 const PORT = /^[0-9]+$/;
 const TAG = /^[\w][\w.-]{0,127}$/;
 const MAX_NAME = 255;
+/** Every character any part of a reference (name, tag, digest) may use. */
+const REFERENCE_CHARACTERS = /^[A-Za-z0-9._\-/:@+=]+$/;
+/**
+ * What follows `@` in a digest: `algorithm:encoded` (the grammar's algorithm; the encoded part
+ * loosely, so a short or mistyped `@sha256:abc` still reads as the digest it was meant to be).
+ */
+const DIGEST_SHAPE = /^[A-Za-z][A-Za-z0-9]*(?:[-_+.][A-Za-z][A-Za-z0-9]*)*:[A-Za-z0-9=_-]+$/;
 
 /** True when `value` is a valid image tag (`[\w][\w.-]{0,127}`). */
 export function isValidTag(value: string): boolean {
@@ -35,11 +42,23 @@ function isDomain(value: string): boolean {
  * Parses `repository[:tag]`. The registry port is not a tag (`kind-registry:5000/app` has no tag).
  *
  * @returns the reference, or a short English problem (never echoing the input) when invalid:
- *   digests (`@sha256:…`) are rejected because the hook pins by digest itself
+ *   characters no reference has (checked first), then digests (`@sha256:…`, rejected because the
+ *   hook pins by digest itself) apart from any other `@`, then tag, length, registry and path
  */
 export function parseImageReference(value: string): ImageReference | { problem: string } {
-  if (value.includes("@")) return { problem: "must not contain a digest (@…); the hook pins the deployed image by digest itself" };
   if (value.length === 0) return { problem: "is empty" };
+  // Characters first: `bad image@@` is malformed, and calling its `@` a digest would send the
+  // user after the wrong problem.
+  if (!REFERENCE_CHARACTERS.test(value)) {
+    return { problem: "contains characters an image reference cannot have (allowed: letters, digits, '.', '_', '-', '/' and ':')" };
+  }
+  const at = value.indexOf("@");
+  if (at >= 0) {
+    if (DIGEST_SHAPE.test(value.slice(at + 1))) {
+      return { problem: "must not contain a digest (@…); the hook pins the deployed image by digest itself" };
+    }
+    return { problem: "has an '@' that does not start a digest (only `@<algorithm>:<hex>` may follow one, and no digest is accepted here)" };
+  }
   const lastSlash = value.lastIndexOf("/");
   const colon = value.indexOf(":", lastSlash + 1);
   const name = colon >= 0 ? value.slice(0, colon) : value;

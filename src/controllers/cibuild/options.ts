@@ -1,5 +1,6 @@
 /**
- * Service configuration of the CIBuild hooks: the images of the build Pod's containers.
+ * Service configuration of the CIBuild hooks: the images of the build Pod's containers and the
+ * size limit of its scratch volumes.
  * Images are configuration, not code: read once from the environment at start-up and passed to
  * the pure hooks.
  *
@@ -17,6 +18,13 @@ export interface CIBuildOptions {
   kanikoImage: string;
   /** Container `build` for `build.strategy: buildkit` (a `-rootless` image). Env `BUILDKIT_IMAGE`. */
   buildkitImage: string;
+  /**
+   * `sizeLimit` of the build Pod's emptyDir volumes (`workspace`, and `buildkitd` for BuildKit),
+   * a Kubernetes quantity such as `10Gi`. Unset (the default): no limit, so a build may fill the
+   * node's disk; the kubelet evicts a Pod whose emptyDir grows past its limit. Env
+   * `BUILD_WORKSPACE_SIZE_LIMIT`.
+   */
+  workspaceSizeLimit?: string;
 }
 
 /**
@@ -32,17 +40,24 @@ export const DEFAULT_CIBUILD_OPTIONS: Readonly<CIBuildOptions> = Object.freeze({
 });
 
 /** Environment variable and help text of each option. */
-const VARIABLES: ReadonlyArray<{ key: keyof CIBuildOptions; name: string; help: string }> = [
+const VARIABLES: ReadonlyArray<{ key: Exclude<keyof CIBuildOptions, "workspaceSizeLimit">; name: string; help: string }> = [
   { key: "gitSyncImage", name: "GIT_SYNC_IMAGE", help: "init container git-sync (git-sync v4, one-shot clone)" },
   { key: "prepareImage", name: "PREPARE_IMAGE", help: "init container prepare (needs sh, readlink, basename, cp)" },
   { key: "kanikoImage", name: "KANIKO_IMAGE", help: "build container for build.strategy kaniko (the executor)" },
   { key: "buildkitImage", name: "BUILDKIT_IMAGE", help: "build container for build.strategy buildkit (a -rootless image)" },
 ];
 
+const SIZE_LIMIT_VARIABLE = "BUILD_WORKSPACE_SIZE_LIMIT";
+/** A positive quantity in bytes: digits with an optional fraction and a binary or decimal suffix. */
+const SIZE_QUANTITY = /^(?:\d+(?:\.\d+)?|\.\d+)(?:[kMGTPE]|Ki|Mi|Gi|Ti|Pi|Ei)?$/;
+
 /** The CIBuild kind's service configuration, as the kind contract declares it. */
 export const CIBUILD_OPTIONS: KindOptions<CIBuildOptions> = {
   title: "cibuild build images; serve and the hook commands; pinned tag or digest required",
-  variables: VARIABLES.map(({ key, name, help }) => ({ name, help, default: DEFAULT_CIBUILD_OPTIONS[key] })),
+  variables: [
+    ...VARIABLES.map(({ key, name, help }) => ({ name, help, default: DEFAULT_CIBUILD_OPTIONS[key] })),
+    { name: SIZE_LIMIT_VARIABLE, help: "sizeLimit of the build Pod's emptyDir volumes, a quantity such as 10Gi (unset: no limit)", default: "" },
+  ],
   load: (env) => loadCIBuildOptions(env),
 };
 
@@ -55,7 +70,8 @@ const IMAGE = /^[a-z0-9]([a-zA-Z0-9._:/-]*[a-zA-Z0-9])?(:[\w][\w.-]{0,127})?(@sh
  *
  * @param env - e.g. `process.env`
  * @throws Error naming the variable when a value is not an image reference, or is unpinned
- *   (no tag and no digest, or the tag `latest`)
+ *   (no tag and no digest, or the tag `latest`), or when `BUILD_WORKSPACE_SIZE_LIMIT` is not a
+ *   positive quantity
  */
 export function loadCIBuildOptions(env: Record<string, string | undefined>): CIBuildOptions {
   const options = { ...DEFAULT_CIBUILD_OPTIONS };
@@ -67,6 +83,13 @@ export function loadCIBuildOptions(env: Record<string, string | undefined>): CIB
     if (!IMAGE.test(value)) throw new Error(`${name} must be an image reference such as ${DEFAULT_CIBUILD_OPTIONS[key]}, got ${JSON.stringify(value)}`);
     if (!pinned) throw new Error(`${name} must be pinned by a tag other than latest or by a digest, got ${JSON.stringify(value)}`);
     options[key] = value;
+  }
+  const sizeLimit = env[SIZE_LIMIT_VARIABLE];
+  if (sizeLimit !== undefined && sizeLimit !== "") {
+    if (!SIZE_QUANTITY.test(sizeLimit) || !/[1-9]/.test(sizeLimit)) {
+      throw new Error(`${SIZE_LIMIT_VARIABLE} must be a positive quantity such as 10Gi, got ${JSON.stringify(sizeLimit)}`);
+    }
+    return { ...options, workspaceSizeLimit: sizeLimit };
   }
   return options;
 }

@@ -60,6 +60,14 @@ export const MAX_JOB_NAME_LENGTH = 63;
  */
 export const RESYNC_PAD_SECONDS = 0.1;
 
+/**
+ * Longest `resyncAfterSeconds` (24 h). Metacontroller turns the seconds into a Go
+ * `time.Duration` (int64 nanoseconds, about 292 years at most), so a slot centuries away (a
+ * far-future `status.lastScheduleTime`, `@every 2562047h`) would overflow it. Waking earlier than
+ * the slot is harmless: the hook recomputes the same plan and asks again.
+ */
+export const MAX_RESYNC_SECONDS = 86_400;
+
 /** Resync while waiting for finalization (children deletions also trigger a call). */
 export const FINALIZE_RESYNC_SECONDS = 5;
 

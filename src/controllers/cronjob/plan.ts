@@ -16,6 +16,7 @@ import {
   DEFAULTS,
   MAX_CRONJOB_NAME_LENGTH,
   MAX_JOB_NAME_LENGTH,
+  MAX_RESYNC_SECONDS,
   Reason,
   RESYNC_PAD_SECONDS,
   SkipReason,
@@ -166,6 +167,16 @@ function replacedJobs(o: ObservedCronJob, valid: ValidCronJob, newJob: KubeObjec
   return latestRuns ? o.running.filter((j) => j.metadata.name !== latest) : [];
 }
 
+/**
+ * Seconds from `now` until just after `slot` (padded by RESYNC_PAD_SECONDS, ms precision so the
+ * answer is stable), at most MAX_RESYNC_SECONDS. A slot past the Date range (an `@every` step
+ * added to a far-future anchor gives NaN) also waits the longest resync.
+ */
+export function resyncSecondsUntil(slot: Date, now: Date): number {
+  const seconds = Math.round(((slot.getTime() - now.getTime()) / 1000 + RESYNC_PAD_SECONDS) * 1000) / 1000;
+  return Number.isFinite(seconds) ? Math.min(seconds, MAX_RESYNC_SECONDS) : MAX_RESYNC_SECONDS;
+}
+
 /** Why no slot is due: the last schedule time is in the future, or nothing came due since it (or ever). */
 function upToDateMessage(future: Date | undefined, lastScheduleTime: Date | undefined): string {
   if (future && lastScheduleTime) return `status.lastScheduleTime ${formatTime(lastScheduleTime)} is later than now; no slot at or before it runs`;
@@ -229,7 +240,10 @@ export function planSync(o: ObservedCronJob, now: Date): SyncPlan {
   if (slot?.newJob) decisions.push(...replaceDecisions, ...slot.decisions);
   else decisions.push(...(slot?.decisions ?? []), ...replaceDecisions);
 
-  if (!next) {
+  // A status so far ahead that no slot follows it (year 9999) is still a status from the future,
+  // not a schedule that never fires: ask again at the longest resync.
+  const wake = next ?? (future && valid.schedule.nextSlot(now, anchor) ? new Date(now.getTime() + MAX_RESYNC_SECONDS * 1000) : undefined);
+  if (!wake) {
     return blocked(Reason.NeverFires, `the schedule ${JSON.stringify(valid.spec.schedule)} has no future slot`, replaced, lastScheduleTime);
   }
   return {
@@ -239,8 +253,7 @@ export function planSync(o: ObservedCronJob, now: Date): SyncPlan {
     replaced,
     lastScheduleTime,
     scheduling: slot?.scheduling ?? condition(ConditionType.Scheduling, "True", Reason.UpToDate, upToDateMessage(future, lastScheduleTime)),
-    // Seconds, padded so the resync lands just after the slot; ms precision keeps it stable.
-    resyncAfterSeconds: Math.round(((next.getTime() - now.getTime()) / 1000 + RESYNC_PAD_SECONDS) * 1000) / 1000,
+    resyncAfterSeconds: resyncSecondsUntil(wake, now),
     pruned,
     decisions,
   };

@@ -11,6 +11,7 @@ import { CronJobSpecSchema, type CronJobSpec } from "./schema.ts";
 import { parseSchedule, type Schedule } from "./schedule.ts";
 import { checkTimeZone } from "./time-zone.ts";
 import { nestingProblem } from "../../kube/nesting.ts";
+import { qualifiedNameProblem } from "../../kube/qualified-name.ts";
 
 /** A spec that passed every check, with its parsed schedule and effective zone. */
 export interface ValidCronJob {
@@ -66,6 +67,22 @@ export function readCronJobSpec(spec: unknown): ReadSpec {
     if (issue.path[0] === "schedule" || issue.path[0] === "timeZone") continue;
     const reason = issue.path[0] === "jobTemplate" ? Reason.InvalidJobTemplate : Reason.InvalidSpec;
     problems.push({ reason, field: issue.path.length ? fieldOf(issue.path) : "spec", message: issue.message });
+  }
+  // The template's label and annotation keys become the Job's: a key the API rejects would fail
+  // every Job's creation, and one such as `__proto__` the schema's record parse drops without a
+  // word. So each key as received is checked here, and an odd one makes the template invalid
+  // instead of being changed on the way to the Job.
+  const templateMeta = (raw.jobTemplate as { metadata?: Record<string, unknown> } | undefined)?.metadata;
+  for (const field of ["labels", "annotations"] as const) {
+    const map = templateMeta && typeof templateMeta === "object" ? templateMeta[field] : undefined;
+    if (!map || typeof map !== "object" || Array.isArray(map)) continue;
+    for (const key of Object.keys(map)) {
+      const problem = qualifiedNameProblem(key);
+      if (!problem) continue;
+      // One per map keeps the answer small whatever the number of keys.
+      problems.push({ reason: Reason.InvalidJobTemplate, field: `spec.jobTemplate.metadata.${field}`, message: `key ${JSON.stringify(key)} ${problem}` });
+      break;
+    }
   }
   // As upstream ValidateCronJobSpec: the Job controller generates the selector of every Job, so a
   // template selector (or manualSelector) makes the API reject each Job, and the slot would be lost.

@@ -29,6 +29,22 @@ test("loadOptions: pinned defaults, overridden by GIT_SYNC_IMAGE / PREPARE_IMAGE
   assert.throws(() => loadCIBuildOptions({ GIT_SYNC_IMAGE: "x y:1" }), /GIT_SYNC_IMAGE/);
 });
 
+test("BUILD_WORKSPACE_SIZE_LIMIT: unset leaves the build Pod's emptyDirs unbounded; set, it bounds workspace and buildkitd", () => {
+  const def = findController("cibuild")!;
+  const volumesOf = (env: Record<string, string>, spec: unknown) => {
+    const [configured] = configureControllers(env).filter((c) => c.def.name === "cibuild");
+    const r = def.sync(hookRequest({ parent: parent(spec) }) as any, new Date("2026-03-02T10:00:00Z"), configured!.options);
+    return Object.fromEntries((r.response.children[0] as any).spec.template.spec.volumes.filter((v: any) => v.emptyDir).map((v: any) => [v.name, v.emptyDir]));
+  };
+  assert.deepStrictEqual(volumesOf({}, SEED_SPECS["build-go"]), { workspace: {} });
+  assert.deepStrictEqual(volumesOf({ BUILD_WORKSPACE_SIZE_LIMIT: "10Gi" }, SEED_SPECS["build-go"]), { workspace: { sizeLimit: "10Gi" } });
+  const buildkit = { ...(SEED_SPECS["build-go"] as object), build: { strategy: "buildkit" } };
+  assert.deepStrictEqual(volumesOf({ BUILD_WORKSPACE_SIZE_LIMIT: "500M" }, buildkit), { workspace: { sizeLimit: "500M" }, buildkitd: { sizeLimit: "500M" } });
+  for (const bad of ["10 Gi", "-1Gi", "0", "lots", "1Gb"]) {
+    assert.throws(() => loadCIBuildOptions({ BUILD_WORKSPACE_SIZE_LIMIT: bad }), /BUILD_WORKSPACE_SIZE_LIMIT must be a positive quantity/, bad);
+  }
+});
+
 test("the configured images reach the build Job", () => {
   const [configured] = configureControllers({ KANIKO_IMAGE: "mirror.example.com/kaniko:v1.28.3" }).filter((c) => c.def.name === "cibuild");
   assert.ok(configured);

@@ -126,6 +126,27 @@ test("image references: the registry port is not a tag; digests are refused", ()
   assert.ok("problem" in parseImageReference("a:b:c"));
 });
 
+test("image references: the message names the real problem; only a digest is called a digest", () => {
+  const problem = (v: string) => (parseImageReference(v) as { problem: string }).problem;
+  const DIGEST = /must not contain a digest/;
+  assert.match(problem("nginx@sha256:7d865e959b2466918c9863afca942d0fb89d7c9ac0c99bafc3749504ded97730"), DIGEST);
+  assert.match(problem("kind-registry:5000/app:1.0@sha256:abc"), DIGEST);
+  for (const bad of ["bad image@@", "bad image", "app\u0000", "ключ:1", "app:1.0\n"]) {
+    assert.match(problem(bad), /contains characters an image reference cannot have/, JSON.stringify(bad));
+  }
+  for (const bad of ["nginx@@", "nginx@", "a@b", "nginx@sha256"]) {
+    const message = problem(bad);
+    assert.doesNotMatch(message, DIGEST, bad);
+    assert.match(message, /'@' that does not start a digest/, bad);
+  }
+  // Through the hook's validation too, never echoing the value.
+  const sync = checkSpec({ SCMRepoURL: "https://github.com/o/r.git", imageDestination: "bad image@@" });
+  assert.equal(sync.valid, false);
+  const first = (sync as { problems: { reason: string; message: string }[] }).problems[0]!;
+  assert.equal(first.reason, "InvalidImageReference");
+  assert.doesNotMatch(first.message, /digest|bad image/);
+});
+
 test("build.timeout is a Go duration (the grammar of CronJob @every too), in whole seconds", () => {
   assert.equal(parseDurationSeconds("30m"), 1800);
   assert.equal(parseDurationSeconds("1h30m"), 5400);

@@ -301,3 +301,15 @@ test("a schedule record or creation time in the future does not hold the CronJob
   const skewed = sync(request(cronJob({ creationTimestamp: "2026-01-05T12:00:40Z" })), "2026-01-05T12:00:30Z");
   assert.equal(skewed.status.schedule.since, "2026-01-05T12:00:30Z");
 });
+
+test("a lastScheduleTime at the end of time is a status from the future, not NeverFires, and the resync stays within 24 h", () => {
+  const r = sync(request(cronJob({ spec: { schedule: "*/1 * * * *" }, status: { lastScheduleTime: "9999-12-31T23:59:59Z" } })), "2026-03-01T10:00:30Z");
+  assert.equal(r.condition("Ready").status, "True");
+  assert.equal(r.condition("Scheduling").reason, "UpToDate");
+  assert.match(r.condition("Scheduling").message, /later than now/);
+  assert.equal(r.created.length, 0);
+  assert.equal(r.response.resyncAfterSeconds, 86_400);
+  // A slot centuries away would overflow Metacontroller's int64-nanosecond duration.
+  const far = sync(request(cronJob({ spec: { schedule: "@every 2562047h" }, status: { lastScheduleTime: "2300-01-05T12:00:00Z" } })), "2026-03-01T10:00:30Z");
+  assert.equal(far.response.resyncAfterSeconds, 86_400);
+});

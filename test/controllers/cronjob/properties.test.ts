@@ -147,3 +147,31 @@ test("a fed-back answer is stable: syncing again at the same instant creates not
     { numRuns: Number(process.env.CRONJOB_PROPERTY_RUNS ?? 150) },
   );
 });
+
+test("any lastScheduleTime/now skew gives a finite resync of at most 24 h, and a schedule with future slots never says NeverFires", () => {
+  // Metacontroller turns the seconds into int64 nanoseconds: a resync past ~292 years overflows it.
+  const MAX_RESYNC_SECONDS = 86_400;
+  const MAX_DATE_MS = 253402300799000; // 9999-12-31T23:59:59Z, the largest RFC 3339 time
+  const schedules = [...SCHEDULES, "@every 2562047h", "@every 1m", "0 0 29 2 *", "@yearly"];
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...schedules),
+      fc.constantFrom(...ZONES),
+      fc.integer({ min: Date.parse("2000-01-01T00:00:00Z"), max: Date.parse("2100-01-01T00:00:00Z") }),
+      // Relative to now (a clock skew either way), or anywhere up to year 9999.
+      fc.oneof(fc.record({ skew: fc.integer({ min: -10 * 365 * 86_400_000, max: 10 * 365 * 86_400_000 }) }), fc.record({ at: fc.integer({ min: 0, max: MAX_DATE_MS }) })),
+      (schedule, timeZone, nowMs, last_) => {
+        const now = new Date(nowMs);
+        const lastMs = "at" in last_ ? last_.at : Math.max(0, nowMs + last_.skew);
+        const last = new Date(Math.floor(lastMs / 1000) * 1000).toISOString().replace(".000Z", "Z");
+        const parent = cronJob({ creationTimestamp: "2000-01-01T00:00:00Z", spec: { schedule, timeZone }, status: { lastScheduleTime: last } });
+        const { response } = syncHook(request(parent), now);
+        const ready = (response.status as any).conditions.find((c: any) => c.type === "Ready");
+        assert.notEqual(ready.reason, "NeverFires", `${schedule} has future slots (lastScheduleTime ${last})`);
+        const resync = response.resyncAfterSeconds;
+        assert.ok(typeof resync === "number" && Number.isFinite(resync) && resync > 0 && resync <= MAX_RESYNC_SECONDS, `resync ${resync} (${schedule}, ${last}, now ${now.toISOString()})`);
+      },
+    ),
+    { numRuns: Number(process.env.CRONJOB_PROPERTY_RUNS ?? 150), examples: [["* * * * *", "UTC", Date.parse("2026-03-01T10:00:30Z"), { at: MAX_DATE_MS }], ["@every 2562047h", "UTC", Date.parse("2026-03-01T10:00:30Z"), { at: Date.parse("2300-01-05T12:00:00Z") }]] },
+  );
+});
