@@ -40,6 +40,7 @@ import type { LatestCommit } from "./schema.ts";
 import { isProbeJob, planProbes, probeKey, readProbe, type ObservedProbe } from "./probe-job.ts";
 import { chooseBuild, latestCommit, readPushAnnotation, upToDateCondition, type BuildChoice } from "./triggers.ts";
 import { trackedRevision } from "./git-url.ts";
+import { DIGEST_GRACE_SECONDS, DIGEST_WAIT_RESYNC_SECONDS, digestWaitSeconds } from "./digest-wait.ts";
 
 /** Seconds added to `resyncAfterSeconds` so the wake-up lands just inside the next poll slot. */
 const RESYNC_PAD_SECONDS = 0.1;
@@ -317,6 +318,21 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
   if (record.phase === "Succeeded" && !record.digest) {
     const digest = digestFromDeployment(observedDeployment, hash, spec);
     if (digest) record.digest = digest;
+  }
+  // A succeeded Job whose finished Pod is not observed yet: deploy nothing new until the digest
+  // arrives (or the grace ends), so the Deployment rolls out once, straight to the digest.
+  const digestWait = record.phase === "Succeeded" && !record.digest && currentJob ? digestWaitSeconds(currentJob, pods, now) : undefined;
+  if (digestWait !== undefined) {
+    const { completionTime: _unsure, ...rest } = record;
+    record = {
+      ...rest,
+      phase: "Running",
+      reason: BuildReason.WaitingForDigest,
+      message: `build Job ${jobName} succeeded; waiting for its Pod to report the pushed digest (up to ${DIGEST_GRACE_SECONDS}s after completion, then the tag is deployed)`,
+    };
+    const wake = Math.round(Math.min(DIGEST_WAIT_RESYNC_SECONDS, digestWait + RESYNC_PAD_SECONDS) * 1000) / 1000;
+    resyncAfterSeconds = resyncAfterSeconds === undefined ? wake : Math.min(resyncAfterSeconds, wake);
+    decisions.push({ action: "skip", object: jobName, reason: BuildReason.WaitingForDigest });
   }
 
   const wantJob =
