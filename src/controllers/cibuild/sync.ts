@@ -332,7 +332,6 @@ export function syncCIBuild(request: SyncRequest, now: Date, options: CIBuildOpt
     };
     const wake = Math.round(Math.min(DIGEST_WAIT_RESYNC_SECONDS, digestWait + RESYNC_PAD_SECONDS) * 1000) / 1000;
     resyncAfterSeconds = resyncAfterSeconds === undefined ? wake : Math.min(resyncAfterSeconds, wake);
-    decisions.push({ action: "skip", object: jobName, reason: BuildReason.WaitingForDigest });
   }
 
   const wantJob =
