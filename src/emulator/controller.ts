@@ -22,6 +22,12 @@ export interface ControllerFaults {
    * is queued again afterwards (the informer delivering the events it was behind on).
    */
   staleCacheRate?: number;
+  /**
+   * Related objects (the customize hook's, e.g. Pods) are read as they were at the start of the
+   * previous sync while parent and children are current: one informer cache behind another, as
+   * Metacontroller's Pod cache can be behind its Job cache. The parent is queued again afterwards.
+   */
+  relatedStaleRate?: number;
   /** The hook answered, but the answer never reached Metacontroller (treated as a timeout). */
   hookResponseLossRate?: number;
   /** A child create/update/delete is rejected with a 500 before it is applied. */
@@ -147,6 +153,8 @@ export class CompositeControllerEmulator {
 
   // Stale cache: the snapshot taken at the start of the previous sync.
   #previousSnapshot: Map<string, Obj> | undefined;
+  /** The previous sync read stale related objects (relatedStaleRate). */
+  #relatedLagged = false;
   // Customize responses per parent uid/generation, and the related rules per parent key.
   #customizeCache = new Map<string, Obj[]>();
   #relatedRules = new Map<string, Obj[]>();
@@ -402,6 +410,7 @@ export class CompositeControllerEmulator {
     const f = this.#faults;
     // Stale cache: reads come from the previous sync's snapshot (informers lag behind writes).
     const current = store.snapshot();
+    const previousSnapshot = this.#previousSnapshot;
     let view = current;
     if (f?.staleCacheRate && this.#previousSnapshot && f.rng() < f.staleCacheRate) {
       view = this.#previousSnapshot;
@@ -461,7 +470,16 @@ export class CompositeControllerEmulator {
       }
     }
     // Related objects (the customize hook's rules).
-    const related = await this.#related(parent, key, view);
+    let relatedView = view;
+    // The sync right after a lagging one reads current related objects (that informer caught up),
+    // so even a rate of 1 cannot keep the parent in a loop of stale reads.
+    if (this.#relatedLagged) this.#relatedLagged = false;
+    else if (f?.relatedStaleRate && previousSnapshot && f.rng() < f.relatedStaleRate) {
+      relatedView = previousSnapshot;
+      record.stale = true;
+      this.#relatedLagged = true;
+    }
+    const related = await this.#related(parent, key, relatedView);
     // The finalize hook runs while the parent is being deleted (or left the label selector).
     const finalizing = hasFinalizeHook && (deleting || this.#failsParentSelector(parent));
     const hook = finalizing ? this.hooks.finalize! : this.hooks.sync;

@@ -340,11 +340,8 @@ async function finishBuild(job: any): Promise<void> {
   };
   const res = await kubeRequest("PUT", await objectPath("v1", "Pod", ns, pod.metadata.name, "status"), { body: { ...created.body, status } });
   assert.equal(res.status, 200, `build Pod status: ${res.body?.message}`);
-  // On a cluster the Job controller marks the Job complete only after it saw the Pod succeed. Wait
-  // a moment too: if Metacontroller's Pod cache lags behind its Job cache, the hook sees a
-  // succeeded Job without the digest, deploys the `cibuild-<hash>` tag and rolls out again to the
-  // digest a moment later (seen once here; the emulator has no cache lag, so no comparison).
-  await sleep(1000);
+  // No pause before the Job completes: if Metacontroller's Pod cache lags behind its Job cache,
+  // the hook waits for the Pod's digest instead of deploying the tag first.
   await completeJob(job.metadata.name);
 }
 

@@ -198,3 +198,25 @@ test("CIBuild suspend during a build cancels it; resume builds again and deploys
     assert.equal(run.builds.length, 2, "the cancelled build ran again, once");
   });
 });
+
+test("CIBuild with the Pod cache behind the Job cache: the build waits for the digest, the Deployment rolls out once, to the digest", async () => {
+  // Every sync reads Pods as they were at the start of the previous sync (parent and Jobs current).
+  await withRun({ jobPlan: buildsTake(90), faults: { rng: () => 0, relatedStaleRate: 1 } }, async (run) => {
+    const cr = loadCIBuildSample("go");
+    run.apply(cr);
+    await run.emu.runFor(300);
+    const live = run.live(cr)!;
+    assert.equal(live.status.phase, "Ready", JSON.stringify(live.status));
+    const [job] = run.children(cr, "Job");
+    const expected = `${repositoryOf(cr.spec.imageDestination)}@${digestOf(job!)}`;
+    const images = new Set(
+      run.passes.flatMap((p) => ((p.response?.children ?? []) as any[]).filter((c) => c.kind === "Deployment").map((c) => c.spec.template.spec.containers[0].image)),
+    );
+    assert.deepEqual([...images], [expected], "no answer ever asked for the tag");
+    assert.ok(
+      run.passes.some((p) => p.response?.status?.currentBuild?.reason === "WaitingForDigest"),
+      "the lag was seen: one answer waited for the digest",
+    );
+    assert.equal(run.builds.length, 1);
+  });
+});

@@ -11,7 +11,7 @@ import type { HookResult } from "../types.ts";
 import type { CIBuildOptions } from "./options.ts";
 import type { CIBuildStatus } from "./schema.ts";
 import { ConditionType, REASON_TERMINATING } from "./reasons.ts";
-import { observedChildren } from "./sync.ts";
+import { observedChildren } from "./observe.ts";
 import { orderStatus, readPreviousStatus, replaceConditions } from "./status.ts";
 
 /**

@@ -64,6 +64,8 @@ export const REASON_VALID = "Valid";
 export const BuildReason = {
   Pending: "Pending",
   Running: "Running",
+  /** The build Job succeeded; its Pod's digest is not observed yet (Running, `BuildSucceeded=Unknown`). */
+  WaitingForDigest: "WaitingForDigest",
   Cancelled: "Cancelled",
   Succeeded: "Succeeded",
   GitCloneFailed: "GitCloneFailed",

@@ -16,7 +16,6 @@ import {
   type BuildRecord,
   type CIBuildStatus,
   type DeploymentStatus,
-  type Phase,
 } from "./schema.ts";
 import { BuildReason, ConditionType, DeployReason } from "./reasons.ts";
 import { observedAppImage } from "./deployment.ts";
@@ -182,26 +181,4 @@ export function orderStatus(status: CIBuildStatus): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const key of order) if (status[key] !== undefined) out[key] = status[key];
   return out;
-}
-
-/**
- * The overall phase: the build's state first (a cancelled build means `spec.suspend`),
- * then the rollout of the current build's image.
- * @param input.deployedIsCurrent - the Deployment is meant to run the current build's image
- */
-export function phaseOf(input: {
-  build: BuildRecord;
-  deployEnabled: boolean;
-  rollout: RolloutState | undefined;
-  deployedIsCurrent: boolean;
-}): Phase {
-  const { build, rollout } = input;
-  if (build.phase === "Cancelled") return "Suspended";
-  if (build.phase === "Failed") return "Failed";
-  if (build.phase === "Pending") return "Pending";
-  if (build.phase === "Running") return "Building";
-  if (!input.deployEnabled) return "Succeeded";
-  if (rollout?.reason === DeployReason.ProgressDeadlineExceeded && input.deployedIsCurrent) return "Failed";
-  if (rollout?.status === "True" && input.deployedIsCurrent) return "Ready";
-  return "Deploying";
 }

@@ -157,8 +157,19 @@ const gitSyncAuthLog = [
   ).status;
   cases["job-deleted-after-failure"] = { request: request({ parent: parent(go, { status: failedStatus }) }), now: "2026-03-02T12:00:00Z" };
   cases["status-lost"] = { request: request({ parent: parent(go), deployments: [L.observedDeployment] }), now: "2026-03-02T12:00:00Z" };
+  // The build Job succeeded at 10:04:30 and no Pod of it is observed. Past the digest grace
+  // (60 s after completion) the tag is deployed; within it the build waits for the Pod's digest.
   cases["digest-unknown-tag-fallback"] = {
     request: request({ parent: parent(go, { status: running.response.status }), jobs: [L.doneJob] }),
+    now: "2026-03-02T10:05:31Z",
+  };
+  cases["digest-waiting-no-pod"] = {
+    request: request({ parent: parent(go, { status: running.response.status }), jobs: [L.doneJob] }),
+    now: "2026-03-02T10:04:31Z",
+  };
+  // Metacontroller's Pod cache behind its Job cache: the Job succeeded, the Pod still looks running.
+  cases["digest-waiting-pod-lags"] = {
+    request: request({ parent: parent(go, { status: running.response.status }), jobs: [L.doneJob], pods: [L.runningPod] }),
     now: "2026-03-02T10:04:31Z",
   };
 }
