@@ -1,12 +1,14 @@
 // An answer given before the request body has arrived (413 on Content-Length or on the bytes so
 // far, 401 before the body is read) must reach a client that is still sending: a server that
 // closes its socket with request bytes unread makes the kernel send a reset, and the client sees
-// EPIPE/ECONNRESET instead of the answer. Each client here keeps writing its body slowly after
-// the answer, so a premature close shows every time.
+// EPIPE/ECONNRESET instead of the answer. Each client here asks for `Connection: close` (so the
+// server closes right after answering unless it waits for the body) and keeps writing its body
+// slowly after the answer, so a premature close shows every time.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import http, { type Server } from "node:http";
+import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { createApp } from "../../src/http/app.ts";
 import { createAdmissionApp } from "../../src/admission/server.ts";
@@ -36,44 +38,48 @@ interface Outcome {
   error: string | undefined;
 }
 
-/** POSTs `body` in 16 KiB pieces, one every 2 ms, whatever the server answers meanwhile. */
+/**
+ * POSTs `body` over a raw socket in 16 KiB pieces, one every 2 ms, whatever the server answers
+ * meanwhile (as a client that reads the answer only after sending does), chunked when no
+ * Content-Length is given. A raw socket because Node's own client stops sending once it has a
+ * complete `Connection: close` answer, which would hide the reset.
+ */
 function trickle(url: string, body: Buffer, headers: Record<string, string>): Promise<Outcome> {
+  const u = new URL(url);
   return new Promise((resolve) => {
-    let status = 0;
-    let connection: string | undefined;
-    let text = "";
+    const chunked = !Object.keys(headers).some((h) => h.toLowerCase() === "content-length");
+    // A one-shot client (Node's without an agent, curl, any HTTP/1.0 client) asks the server to
+    // close after the answer: the server then closes as soon as it has answered.
+    const head = [`POST ${u.pathname} HTTP/1.1`, `Host: ${u.host}`, "Content-Type: application/json", "Connection: close", ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`), ...(chunked ? ["Transfer-Encoding: chunked"] : [])];
+    const socket = net.connect(Number(u.port), u.hostname);
+    let received = "";
     let error: string | undefined;
-    let answered = false;
     let sent = false;
-    const done = () => {
-      if ((answered && sent) || error) resolve({ status, connection, body: text, error });
-    };
-    const req = http.request(url, { method: "POST", agent: false, headers: { "Content-Type": "application/json", ...headers } }, (res) => {
-      status = res.statusCode ?? 0;
-      connection = res.headers.connection;
-      res.setEncoding("utf8");
-      res.on("data", (c: string) => (text += c));
-      res.on("end", () => {
-        answered = true;
-        done();
-      });
+    socket.setEncoding("latin1");
+    socket.on("data", (c: string) => (received += c));
+    socket.on("error", (err: NodeJS.ErrnoException) => (error ??= err.code ?? err.message));
+    socket.on("close", () => {
+      if (!sent) error ??= "the server closed the connection before the body was sent";
+      const [headText = "", text = ""] = received.split("\r\n\r\n", 2);
+      const status = Number(/^HTTP\/1\.1 (\d{3})/.exec(headText)?.[1] ?? 0);
+      const connection = /\r\nconnection: *([^\r]*)/i.exec(headText)?.[1];
+      resolve({ status, connection, body: text, error });
     });
-    req.on("error", (err: NodeJS.ErrnoException) => {
-      error ??= err.code ?? err.message;
-      done();
-    });
+    socket.write(head.join("\r\n") + "\r\n\r\n");
     let offset = 0;
     const timer = setInterval(() => {
-      if (error) return clearInterval(timer);
+      if (error || socket.destroyed) return clearInterval(timer);
       const piece = body.subarray(offset, offset + 16 * 1024);
       offset += piece.length;
+      const framed = chunked ? Buffer.concat([Buffer.from(`${piece.length.toString(16)}\r\n`), piece, Buffer.from("\r\n")]) : piece;
       if (offset >= body.length) {
         clearInterval(timer);
-        req.end(piece, () => {
+        socket.write(chunked ? Buffer.concat([framed, Buffer.from("0\r\n\r\n")]) : framed, () => {
           sent = true;
-          done();
+          // A server that keeps the connection open (no Connection: close) is not waited for.
+          setTimeout(() => socket.destroy(), 2000).unref();
         });
-      } else req.write(piece);
+      } else socket.write(framed);
     }, 2);
   });
 }
