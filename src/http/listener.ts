@@ -96,7 +96,9 @@ export function sendError(req: Request, res: Response, err: unknown): void {
   const { status, body } = toErrorBody(mapped, String(req.id ?? ""));
   if (status >= 500) res.err = err instanceof Error ? err : new Error(String(err));
   if (status === 429 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", "1");
-  if (!req.complete && !req.destroyed) {
+  // A refusal (4xx) while the client still sends waits for its body; a 5xx (e.g. the time budget
+  // of a body that stalled) closes at once, there is nothing worth waiting for.
+  if (status < 500 && !req.complete && !req.destroyed) {
     answerBeforeBodyEnds(req, res, status, body);
     return;
   }
@@ -107,8 +109,8 @@ export function sendError(req: Request, res: Response, err: unknown): void {
 export const DISCARD_AFTER_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /**
- * Answers while the request body is still arriving (413, 415, 429, 401, a 400 on a bad encoding,
- * the time budget): the answer goes out at once with `Connection: close`, but the response is
+ * Answers a refusal while the request body is still arriving (413, 415, 429, 401, a 400 on a bad
+ * encoding): the answer goes out at once with `Connection: close`, but the response is
  * ended, and so the socket closed, only once the rest of the body has been read and dropped, at
  * most {@link DISCARD_AFTER_ANSWER_BYTES} of it and no longer than the server's `requestTimeout`
  * (REQUEST_TIMEOUT_MS), which cuts the connection. Closing a socket with unread request bytes
