@@ -62,11 +62,7 @@ async function main(argv: string[]): Promise<number> {
     if (values.port !== undefined) env.PORT = values.port;
     // serve also starts the HTTPS admission webhooks when ADMISSION_TLS_CERT_FILE and
     // ADMISSION_TLS_KEY_FILE are set (first, so a failure exits before anything is Ready) and
-    // drains them with the hook listener on SIGTERM.
-    // The push receiver (RECEIVER_PORT set): off by default; the only listener that uses the
-    // Kubernetes API, so a bad kubeconfig stops start-up instead of failing every delivery.
-    const { startReceiverFromEnv } = await import("./receiver/server.ts");
-    await startReceiverFromEnv(env);
+    // drains them with the hook listener on SIGTERM; likewise the push receiver (RECEIVER_PORT).
     await serve(env);
     return 0;
   }

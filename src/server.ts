@@ -14,6 +14,8 @@ import { createApp } from "./http/app.ts";
 import { ByteBudget } from "./http/body.ts";
 import { closeListener, createListenerServer } from "./http/listener.ts";
 import { loadAdmissionConfig, startAdmissionServer, type AdmissionServer } from "./admission/server.ts";
+import { loadReceiverFromEnv, startReceiverServer, type ReceiverConfig, type ReceiverServer } from "./receiver/server.ts";
+import type { ReceiverKube } from "./receiver/kube.ts";
 import { createAdminApp } from "./http/admin.ts";
 import { createLogger } from "./http/logger.ts";
 import { createMetrics, type HookMetrics } from "./http/metrics.ts";
@@ -32,6 +34,8 @@ export interface Service {
   readonly metrics: HookMetrics;
   /** The HTTPS admission listener, when `ADMISSION_TLS_*` are configured. */
   readonly admission: AdmissionServer | undefined;
+  /** The push receiver, when `RECEIVER_PORT` is set. */
+  readonly receiver: ReceiverServer | undefined;
   /** The budget of request-body bytes in flight, shared by the hook and admission listeners. */
   readonly bodyBudget: ByteBudget;
   /** True once {@link Service.close} started. */
@@ -53,6 +57,8 @@ export interface ServiceDeps {
   clock?: () => Date;
   /** The admission listener's settings (from {@link loadAdmissionConfig}). @default none */
   admission?: ReturnType<typeof loadAdmissionConfig>;
+  /** The push receiver's settings and Kubernetes client (from `loadReceiverFromEnv`). @default none */
+  receiver?: { config: ReceiverConfig; kube: ReceiverKube };
 }
 
 /**
@@ -110,6 +116,25 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
       throw err;
     }
   }
+  // The receiver too: a pod Ready without it would lose pushes.
+  let receiver: ReceiverServer | undefined;
+  if (deps.receiver) {
+    try {
+      receiver = await startReceiverServer(deps.receiver.config, {
+        kube: deps.receiver.kube,
+        logger,
+        metrics,
+        bodyBudget,
+        isDraining: () => draining,
+        requestTimeoutMs: config.requestTimeoutMs,
+        ...(deps.clock ? { clock: deps.clock } : {}),
+      });
+    } catch (err) {
+      unwatchAll();
+      await admission?.close(Date.now());
+      throw err;
+    }
+  }
   const app = createApp({
     controllers,
     logger,
@@ -159,6 +184,7 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     hookServer.close();
     adminServer.close();
     await admission?.close(Date.now());
+    await receiver?.close(Date.now());
     throw err;
   }
 
@@ -175,6 +201,7 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     adminUrl,
     metrics,
     admission,
+    receiver,
     bodyBudget,
     get draining() {
       return draining;
@@ -193,9 +220,13 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     unwatchAll();
     if (config.shutdownDelaySeconds > 0) await sleep(config.shutdownDelaySeconds * 1000);
 
-    // Both body-reading listeners drain the same way (see closeListener); answers carry
+    // Every body-reading listener drains the same way (see closeListener); answers carry
     // `Connection: close` while draining.
-    const cut = await Promise.all([closeListener(hookServer, deadline), admission ? admission.close(deadline).then(() => false) : false]);
+    const cut = await Promise.all([
+      closeListener(hookServer, deadline),
+      admission ? admission.close(deadline).then(() => false) : false,
+      receiver ? receiver.close(deadline).then(() => false) : false,
+    ]);
     if (cut.some(Boolean)) logger.warn("grace period over: closed the remaining connections");
     await new Promise<void>((resolve) => {
       adminServer.close(() => resolve());
@@ -215,7 +246,10 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
 export async function serve(env: Env): Promise<Service> {
   const config = loadServiceConfig(env);
   const logger = createLogger(config.logLevel);
-  const service = await startService(config, { logger, controllers: configureControllers(env), admission: loadAdmissionConfig(env) });
+  // The receiver is the only listener that uses the Kubernetes API: a bad kubeconfig stops start-up
+  // instead of failing every delivery. Its client is loaded only when RECEIVER_PORT is set.
+  const receiver = await loadReceiverFromEnv(env);
+  const service = await startService(config, { logger, controllers: configureControllers(env), admission: loadAdmissionConfig(env), ...(receiver ? { receiver } : {}) });
   let signalled = false;
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) {

@@ -109,7 +109,50 @@ export function sendError(req: Request, res: Response, err: unknown): void {
   const { status, body } = toErrorBody(mapped, String(req.id ?? ""));
   if (status >= 500) res.err = err instanceof Error ? err : new Error(String(err));
   if (status === 429 && !res.hasHeader("Retry-After")) res.setHeader("Retry-After", "1");
+  // A refusal (4xx) while the client still sends waits for its body; a 5xx (e.g. the time budget
+  // of a body that stalled) closes at once, there is nothing worth waiting for.
+  if (status < 500 && !req.complete && !req.destroyed) {
+    answerBeforeBodyEnds(req, res, status, body);
+    return;
+  }
   res.status(status).json(body);
+}
+
+/** Request bytes read and dropped after an early answer before the socket is closed anyway. */
+export const DISCARD_AFTER_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Answers a refusal while the request body is still arriving (413, 415, 429, 401, a 400 on a bad
+ * encoding): the answer goes out at once with `Connection: close`, but the response is
+ * ended, and so the socket closed, only once the rest of the body has been read and dropped, at
+ * most {@link DISCARD_AFTER_ANSWER_BYTES} of it and no longer than the server's `requestTimeout`
+ * (REQUEST_TIMEOUT_MS), which cuts the connection. Closing a socket with unread request bytes
+ * makes the kernel send a reset, and a client still sending sees ECONNRESET or EPIPE instead of
+ * the answer (RFC 9112 §9.6 asks servers to close in stages for this reason). The answer carries
+ * its Content-Length, so the client has all of it before the end.
+ */
+function answerBeforeBodyEnds(req: Request, res: Response, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.setHeader("Connection", "close");
+  res.writeHead(status, { "Content-Type": "application/json; charset=utf-8", "Content-Length": Buffer.byteLength(text) });
+  res.write(text);
+  let dropped = 0;
+  const finish = () => {
+    req.off("data", onData);
+    req.off("end", finish);
+    req.off("close", finish);
+    req.off("error", finish);
+    if (!res.writableEnded) res.end();
+  };
+  const onData = (chunk: Buffer) => {
+    dropped += chunk.length;
+    if (dropped > DISCARD_AFTER_ANSWER_BYTES) finish();
+  };
+  req.on("data", onData);
+  req.once("end", finish);
+  req.once("close", finish);
+  req.once("error", finish);
+  req.resume();
 }
 
 function mapError(err: unknown): unknown {

@@ -24,6 +24,25 @@ export type HookOutcome =
   | "error"
   | "aborted";
 
+/**
+ * Outcome label of a push delivery to the receiver: accepted (verified and recorded, whether or
+ * not a CIBuild matched), ignored (not a push, or a push that starts nothing, e.g. a tag or a
+ * branch deletion), unauthorized (401), replayed (409), too_large (413), overloaded (429),
+ * bad_request (any other 4xx) and error (5xx, e.g. the Kubernetes API failed).
+ */
+export type ReceiverOutcome = "accepted" | "ignored" | "unauthorized" | "replayed" | "too_large" | "overloaded" | "bad_request" | "error";
+
+/** Maps a receiver answer to its outcome label; `ignored` is told apart from `accepted` by the handler. */
+export function receiverOutcomeOf(status: number, ignored: boolean): ReceiverOutcome {
+  if (status === 200 || status === 202) return ignored ? "ignored" : "accepted";
+  if (status === 401 || status === 403) return "unauthorized";
+  if (status === 409) return "replayed";
+  if (status === 413) return "too_large";
+  if (status === 429) return "overloaded";
+  if (status >= 400 && status < 500) return "bad_request";
+  return "error";
+}
+
 /** Prefix of every metric name. */
 export const METRIC_PREFIX = "metahooks_";
 
@@ -74,6 +93,13 @@ export interface HookMetrics {
   readonly fileReloads: client.Counter<"file" | "result">;
   /** 1 while the service drains for shutdown (`metahooks_draining`). */
   readonly draining: client.Gauge;
+  /**
+   * Push deliveries answered by the receiver (`metahooks_receiver_deliveries_total{provider,
+   * outcome}`); provider is github, gitea, gitlab or `unknown` (no provider header).
+   */
+  readonly receiverDeliveries: client.Counter<"provider" | "outcome">;
+  /** CIBuilds annotated with a pushed commit (`metahooks_receiver_cibuilds_patched_total{provider}`). */
+  readonly receiverPatched: client.Counter<"provider">;
 }
 
 /**
@@ -140,6 +166,18 @@ export function createMetrics(processMetrics = false): HookMetrics {
     draining: new client.Gauge({
       name: `${p}draining`,
       help: "1 while the service drains for shutdown (readiness is false), else 0.",
+      registers: [registry],
+    }),
+    receiverDeliveries: new client.Counter({
+      name: `${p}receiver_deliveries_total`,
+      help: "Push deliveries answered by the receiver, by provider (github, gitea, gitlab, unknown) and outcome (accepted, ignored, unauthorized, replayed, too_large, overloaded, bad_request, error).",
+      labelNames: ["provider", "outcome"],
+      registers: [registry],
+    }),
+    receiverPatched: new client.Counter({
+      name: `${p}receiver_cibuilds_patched_total`,
+      help: "CIBuilds the receiver annotated with a pushed commit, by provider.",
+      labelNames: ["provider"],
       registers: [registry],
     }),
   };

@@ -29,6 +29,7 @@ import { isPushEvent, parsePayload, readDeliveryHeaders, readPush } from "./deli
 import { DeliveryLog } from "./replay.ts";
 import { verifyHmacSha256, verifyToken } from "./signature.ts";
 import type { ReceiverKube } from "./kube.ts";
+import { receiverOutcomeOf, type HookMetrics } from "../http/metrics.ts";
 
 /** Key of the webhook secret in the Secret named by `spec.triggers.push.secretRef` (as Flux's Receiver). */
 export const PUSH_SECRET_KEY = "token";
@@ -52,6 +53,10 @@ export interface ReceiverAppOptions {
   maxInFlight?: number;
   /** While true every answer carries `Connection: close`. @default never */
   isDraining?: () => boolean;
+  /** Where deliveries and patched CIBuilds are counted (the service's admin metrics). @default none */
+  metrics?: Pick<HookMetrics, "receiverDeliveries" | "receiverPatched">;
+  /** The process's budget of request-body bytes in flight. @default one of its own */
+  bodyBudget?: ByteBudget;
 }
 
 interface Candidate {
@@ -92,20 +97,34 @@ export function createReceiverApp(options: ReceiverAppOptions): express.Express 
     quietPaths: ["/healthz"],
     ...(options.isDraining ? { isDraining: options.isDraining } : {}),
     // Unused by the receiver's routes (they read raw bytes); the factory wants one.
-    body: { limitBytes: limit, budget: new ByteBudget(limit * maxInFlight) },
+    body: { limitBytes: limit, budget: options.bodyBudget ?? new ByteBudget(limit * maxInFlight) },
     mount: (app) => {
       app.get("/healthz", (_req, res) => {
         res.json({ status: "ok" });
       });
-      app.post("/push/:namespace", raw, handlePush);
+      app.post("/push/:namespace", count, raw, handlePush);
     },
   });
+
+  // Counted when the answer is complete, whichever check produced it (the 413 comes from the body
+  // reader, before the handler). The provider is read from the headers only: a bounded label.
+  function count(req: Request, res: Response, next: NextFunction): void {
+    const metrics = options.metrics;
+    if (metrics) {
+      res.once("finish", () => {
+        const provider = readDeliveryHeaders(req.headers)?.provider ?? "unknown";
+        metrics.receiverDeliveries.inc({ provider, outcome: receiverOutcomeOf(res.statusCode, res.locals.ignored === true) });
+      });
+    }
+    next();
+  }
 
   async function handlePush(req: Request, res: Response, next: NextFunction): Promise<void> {
     const headers = readDeliveryHeaders(req.headers);
     if (!headers) return next(new HookError(400, "unknown_provider", "not a GitHub, Gitea/Forgejo or GitLab webhook delivery (no X-GitHub-Event, X-Gitea-Event, X-Forgejo-Event or X-Gitlab-Event header)"));
     if (!isPushEvent(headers)) {
       // Acknowledged so the provider marks it delivered; nothing is read or changed.
+      res.locals.ignored = true;
       res.status(200).json({ result: "ignored", reason: "not a push event" });
       return;
     }
@@ -144,6 +163,7 @@ export function createReceiverApp(options: ReceiverAppOptions): express.Express 
       }
       const push = readPush(headers.provider, payload);
       if ("ignored" in push) {
+        res.locals.ignored = true;
         res.status(200).json({ result: "ignored", reason: push.ignored });
         return;
       }
@@ -157,6 +177,7 @@ export function createReceiverApp(options: ReceiverAppOptions): express.Express 
         const record: PushRecord = { sha: push.sha, ref: push.ref, repository, defaultBranch: push.defaultBranch, seenAt, provider: headers.provider, delivery: deliveryId };
         await options.kube.annotateCIBuild(namespace, c.name, ANNOTATION_PUSHED_COMMIT, JSON.stringify(record));
         triggered.push(c.name);
+        options.metrics?.receiverPatched.inc({ provider: headers.provider });
       }
       options.logger.info({ provider: headers.provider, namespace, delivery: deliveryId, ref: push.ref, sha: push.sha, triggered }, "push received");
       res.status(triggered.length ? 202 : 200).json(triggered.length ? { result: "triggered", cibuilds: triggered } : { result: "no-match", reason: "no CIBuild with this secret tracks this repository and ref" });

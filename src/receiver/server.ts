@@ -3,9 +3,11 @@
  * off unless that variable is set. Put TLS in front of it (the chart's optional Ingress): the
  * signature proves who sent a delivery, not that nobody else read it.
  *
- * Built on the shared listener factory (request logger, error mapper, timeouts, graceful close),
- * but started apart from the hook and admission listeners: it is the only listener that faces the
- * internet, and the only part of metahooks that talks to the Kubernetes API.
+ * Built on the shared listener factory (request logger, error mapper, timeouts, graceful close) and
+ * started by `startService` with the hook and admission listeners: readiness, `Connection: close`
+ * while draining, and the drain on SIGTERM are theirs, its metrics are on the admin port. It is the
+ * only listener that faces the internet, and the only part of metahooks that talks to the
+ * Kubernetes API.
  *
  * @packageDocumentation
  */
@@ -16,6 +18,8 @@ import type { Env } from "../config.ts";
 import { DEFAULT_RECEIVER_BODY_LIMIT, DEFAULT_RECEIVER_MAX_IN_FLIGHT, createReceiverApp } from "./app.ts";
 import type { ReceiverKube } from "./kube.ts";
 import { closeListener, createListenerServer } from "../http/listener.ts";
+import type { ByteBudget } from "../http/body.ts";
+import type { HookMetrics } from "../http/metrics.ts";
 
 /** Receiver settings. */
 export interface ReceiverConfig {
@@ -61,11 +65,39 @@ export interface ReceiverServer {
   close(deadline?: number): Promise<void>;
 }
 
+/** Longest a delivery may take to arrive, ms: providers send the whole body at once. */
+const RECEIVER_REQUEST_TIMEOUT_MS = 15_000;
+
+/** Collaborators of {@link startReceiverServer}; `startService` passes its own. */
+export interface ReceiverDeps {
+  kube: ReceiverKube;
+  logger: Logger;
+  clock?: () => Date;
+  /** The service's metrics (deliveries and patched CIBuilds are counted there). */
+  metrics?: HookMetrics;
+  /** While true every answer carries `Connection: close` (the service is draining). */
+  isDraining?: () => boolean;
+  /** The process's request timeout (`REQUEST_TIMEOUT_MS`); the receiver uses at most 15 s. */
+  requestTimeoutMs?: number;
+  /** The process's budget of body bytes in flight. */
+  bodyBudget?: ByteBudget;
+}
+
 /** Starts the receiver and resolves once the port is bound. */
-export async function startReceiverServer(config: ReceiverConfig, deps: { kube: ReceiverKube; logger: Logger; clock?: () => Date }): Promise<ReceiverServer> {
-  const app = createReceiverApp({ kube: deps.kube, logger: deps.logger, bodyLimitBytes: config.bodyLimitBytes, maxInFlight: config.maxInFlight, ...(deps.clock ? { clock: deps.clock } : {}) });
+export async function startReceiverServer(config: ReceiverConfig, deps: ReceiverDeps): Promise<ReceiverServer> {
+  const app = createReceiverApp({
+    kube: deps.kube,
+    logger: deps.logger,
+    bodyLimitBytes: config.bodyLimitBytes,
+    maxInFlight: config.maxInFlight,
+    ...(deps.clock ? { clock: deps.clock } : {}),
+    ...(deps.metrics ? { metrics: deps.metrics } : {}),
+    ...(deps.isDraining ? { isDraining: deps.isDraining } : {}),
+    ...(deps.bodyBudget ? { bodyBudget: deps.bodyBudget } : {}),
+  });
   // A slow sender must not hold a socket for long: providers send the whole body at once.
-  const server = createListenerServer(app, { requestTimeoutMs: 15_000, headersTimeoutMs: 10_000 });
+  const requestTimeoutMs = Math.min(RECEIVER_REQUEST_TIMEOUT_MS, deps.requestTimeoutMs ?? RECEIVER_REQUEST_TIMEOUT_MS);
+  const server = createListenerServer(app, { requestTimeoutMs, headersTimeoutMs: Math.min(10_000, requestTimeoutMs) });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen({ port: config.port, ...(config.host ? { host: config.host } : {}) }, () => {
@@ -87,15 +119,14 @@ export async function startReceiverServer(config: ReceiverConfig, deps: { kube: 
 }
 
 /**
- * `metahooks serve`'s receiver part: starts the push receiver when `RECEIVER_PORT` is set, with
- * the in-cluster (or `$KUBECONFIG`) credentials. Only then is `@kubernetes/client-node` loaded.
- * @returns the listener, or undefined when the receiver is off
- * @throws Error when the settings are invalid, no kubeconfig loads or the port is taken
+ * `metahooks serve`'s receiver settings and Kubernetes client, when `RECEIVER_PORT` is set: the
+ * in-cluster (or `$KUBECONFIG`) credentials. Only then is `@kubernetes/client-node` loaded.
+ * @returns undefined when the receiver is off
+ * @throws Error when the settings are invalid or no kubeconfig loads
  */
-export async function startReceiverFromEnv(env: Env): Promise<ReceiverServer | undefined> {
+export async function loadReceiverFromEnv(env: Env): Promise<{ config: ReceiverConfig; kube: ReceiverKube } | undefined> {
   const config = loadReceiverConfig(env);
   if (!config) return undefined;
   const { loadReceiverKube } = await import("./kube.ts");
-  const { createLogger } = await import("../http/logger.ts");
-  return startReceiverServer(config, { kube: await loadReceiverKube(), logger: createLogger(env.LOG_LEVEL || "info") });
+  return { config, kube: await loadReceiverKube() };
 }

@@ -12,18 +12,17 @@ import { join } from "node:path";
 import { renderChart } from "../helpers/helm.ts";
 import { cronJobController } from "../../src/controllers/cronjob/index.ts";
 import { ciBuildController } from "../../src/controllers/cibuild/index.ts";
-import { createNamespace, createObject, e2eSkipReason, getObject, kubeRequest, type KubeObject } from "./helpers/kube.ts";
+import { createNamespace, createObject, getObject, kubeRequest, type KubeObject, requireE2eHarness } from "./helpers/kube.ts";
 import { installOurCrds } from "./helpers/setup.ts";
 import { startService, type RunningService } from "./helpers/service.ts";
 
-const skip = e2eSkipReason;
+requireE2eHarness();
 const LABEL = "metahooks-e2e/admission";
 let ns = "";
 let service: RunningService | undefined;
 const registered: Array<{ kind: string; name: string }> = [];
 
 before(async () => {
-  if (skip) return;
   installOurCrds();
   ns = await createNamespace("e2e-admission", { [LABEL]: "on" });
   const pki = process.env.METAHOOKS_E2E_PKI!;
@@ -78,7 +77,7 @@ function invalidCronJob(name: string): KubeObject {
   return { apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name, namespace: ns }, spec: { schedule: "61 * * * *", jobTemplate } };
 }
 
-test("an invalid CronJob is denied by our validating webhook with our reason", { skip }, async () => {
+test("an invalid CronJob is denied by our validating webhook with our reason", async () => {
   const res = await createObject(invalidCronJob("bad-schedule"));
   assert.equal(res.status, 422, JSON.stringify(res.body));
   assert.match(res.body.message, /admission webhook "cronjob\.validate\.metahooks\.io" denied the request/);
@@ -87,7 +86,7 @@ test("an invalid CronJob is denied by our validating webhook with our reason", {
   assert.deepEqual(res.body.details?.causes?.map((c: { field: string }) => c.field), ["spec.schedule"]);
 });
 
-test("an invalid CIBuild is denied by our validating webhook with our reason", { skip }, async () => {
+test("an invalid CIBuild is denied by our validating webhook with our reason", async () => {
   // No repository and no image: the CRD leaves "required" to the webhook (the seed's scaffold sample must apply without it).
   const res = await createObject({ apiVersion: "cicd.cicd.com/v1alpha1", kind: "CIBuild", metadata: { name: "no-repo", namespace: ns }, spec: { SCMBranch: "main" } });
   assert.equal(res.status, 422, JSON.stringify(res.body));
@@ -95,7 +94,7 @@ test("an invalid CIBuild is denied by our validating webhook with our reason", {
   assert.match(res.body.message, /\(MissingRepoURL\)/);
 });
 
-test("the mutating webhook's CronJob defaults are stored", { skip }, async () => {
+test("the mutating webhook's CronJob defaults are stored", async () => {
   const spec = { schedule: "*/5 * * * *", jobTemplate };
   const res = await createObject({ apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "defaults", namespace: ns }, spec });
   assert.equal(res.status, 201, res.body?.message);
@@ -105,7 +104,7 @@ test("the mutating webhook's CronJob defaults are stored", { skip }, async () =>
   assert.deepEqual(stored.body.spec, expected);
 });
 
-test("the mutating webhook's CIBuild defaults are stored", { skip }, async () => {
+test("the mutating webhook's CIBuild defaults are stored", async () => {
   const spec = { source: { git: { url: "https://git.example.com/app.git" } }, output: { image: "registry.example.com/app:1" } };
   const res = await createObject({ apiVersion: "cicd.cicd.com/v1alpha1", kind: "CIBuild", metadata: { name: "defaults", namespace: ns }, spec });
   assert.equal(res.status, 201, res.body?.message);

@@ -7,21 +7,20 @@
 import { test, before } from "node:test";
 import assert from "node:assert/strict";
 import { join, relative, resolve } from "node:path";
-import { createNamespace, createObject, e2eSkipReason, getObject, type KubeObject } from "./helpers/kube.ts";
+import { createNamespace, createObject, getObject, type KubeObject, requireE2eHarness } from "./helpers/kube.ts";
 import { asStored, CHART_CRD_DIR, installOurCrds, missingOrChanged, readYamlDocs, yamlFiles } from "./helpers/setup.ts";
 import { kubeRequest, objectPath } from "./helpers/kube.ts";
 import { kubectl, mustSucceed } from "./helpers/tools.ts";
 
-const skip = e2eSkipReason;
+requireE2eHarness();
 let ns = "";
 
 before(async () => {
-  if (skip) return;
   installOurCrds();
   ns = await createNamespace("e2e-crds");
 });
 
-test("our CRDs are stored exactly as their YAML files mean them (kubectl's YAML 1.1 reading changes nothing)", { skip }, async () => {
+test("our CRDs are stored exactly as their YAML files mean them (kubectl's YAML 1.1 reading changes nothing)", async () => {
   for (const file of yamlFiles(CHART_CRD_DIR)) {
     for (const crd of readYamlDocs(file)) {
       const stored = await getObject("apiextensions.k8s.io/v1", "CustomResourceDefinition", undefined, crd.metadata.name!);
@@ -37,7 +36,7 @@ function exampleFiles(): string[] {
   return dirs.flatMap((dir) => yamlFiles(resolve(dir)));
 }
 
-test("every example object is accepted with strict field validation and read back with every field it set", { skip }, async () => {
+test("every example object is accepted with strict field validation and read back with every field it set", async () => {
   const files = exampleFiles();
   assert.ok(files.length >= 10, `expected the examples and seed samples, found ${files.length} files`);
   let count = 0;
@@ -65,7 +64,7 @@ test("every example object is accepted with strict field validation and read bac
  * naming the field; with `--validate=warn` it applies with a warning and the field pruned (and
  * the hook then reports it Invalid: no repository, no image).
  */
-test("the seed's scaffold sample: rejected under strict validation naming spec.foo, applied with a warning otherwise", { skip }, async () => {
+test("the seed's scaffold sample: rejected under strict validation naming spec.foo, applied with a warning otherwise", async () => {
   const [doc] = readYamlDocs(resolve("test/fixtures/seed-samples/cibuild/cibuild-scaffold.yaml"));
   const obj = { ...doc!, metadata: { name: "scaffold", namespace: ns } };
   const strict = await createObject(obj);
@@ -114,7 +113,7 @@ const invalidExamples: Array<{ name: string; object: { apiVersion: string; kind:
 ];
 
 for (const example of invalidExamples) {
-  test(`the apiserver rejects an invalid ${example.object.kind}: ${example.name}`, { skip }, async () => {
+  test(`the apiserver rejects an invalid ${example.object.kind}: ${example.name}`, async () => {
     const name = `invalid-${example.name.replace(/[^a-z0-9]+/gi, "-").toLowerCase().replace(/-$/, "")}`;
     const res = await createObject({ ...example.object, metadata: { name, namespace: ns } } as KubeObject);
     assert.equal(res.status, 422, `accepted (or failed otherwise): ${res.status} ${JSON.stringify(res.body)}`);
@@ -122,7 +121,7 @@ for (const example of invalidExamples) {
   });
 }
 
-test("every CEL rule of our CRDs has an invalid example above", { skip }, () => {
+test("every CEL rule of our CRDs has an invalid example above", () => {
   const messages = yamlFiles(CHART_CRD_DIR).flatMap((file) =>
     readYamlDocs(file).flatMap((crd: any) =>
       (crd.spec.versions as any[]).flatMap((v) => (v.schema.openAPIV3Schema.properties.spec["x-kubernetes-validations"] ?? []).map((r: { message: string }) => r.message)),
@@ -133,7 +132,7 @@ test("every CEL rule of our CRDs has an invalid example above", { skip }, () => 
   assert.deepEqual(messages.filter((m) => !covered.has(m)), []);
 });
 
-test("kubectl get shows the printer columns", { skip }, () => {
+test("kubectl get shows the printer columns", () => {
   const cronjobs = mustSucceed(kubectl(["get", "cronjobs.batch.tutorial.kubebuilder.io", "-n", ns]), "kubectl get cronjobs");
   const header = cronjobs.split("\n")[0]!.trim().split(/\s{2,}/);
   assert.deepEqual(header, ["NAME", "SCHEDULE", "SUSPEND", "ACTIVE", "LAST SCHEDULE", "AGE"]);

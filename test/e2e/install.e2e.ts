@@ -11,11 +11,11 @@ import { mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { stageChart, TEST_IMAGE_REPOSITORY } from "../helpers/helm.ts";
-import { e2eSkipReason, getObject, kubeRequest, kubeconfigPath, type KubeObject } from "./helpers/kube.ts";
+import { getObject, kubeRequest, kubeconfigPath, type KubeObject, requireE2eHarness } from "./helpers/kube.ts";
 import { asStored, CHART_CRD_DIR, installMetacontrollerCrds, missingOrChanged, readYamlDocs, yamlFiles } from "./helpers/setup.ts";
 import { helm, kubectl, mustSucceed } from "./helpers/tools.ts";
 
-const skip = e2eSkipReason;
+requireE2eHarness();
 
 function parseManifest(text: string): KubeObject[] {
   return parseAllDocuments(text)
@@ -54,11 +54,10 @@ function strictDryRun(manifest: string, namespace: string): void {
 }
 
 before(() => {
-  if (skip) return;
   installMetacontrollerCrds();
 });
 
-test("Metacontroller's real CRDs install and are served", { skip }, async () => {
+test("Metacontroller's real CRDs install and are served", async () => {
   for (const plural of ["compositecontrollers", "decoratorcontrollers", "controllerrevisions"]) {
     // Just after Established the apiserver may still answer 429 while the new resource's
     // storage initializes; a client retries.
@@ -71,7 +70,7 @@ test("Metacontroller's real CRDs install and are served", { skip }, async () => 
   }
 });
 
-test("kubectl apply -k metacontroller/ is accepted with strict field validation and keeps every field", { skip }, async () => {
+test("kubectl apply -k metacontroller/ is accepted with strict field validation and keeps every field", async () => {
   const rendered = mustSucceed(kubectl(["kustomize", "metacontroller/"]), "kubectl kustomize");
   mustSucceed(kubectl(["apply", "--validate=strict", "-k", "metacontroller/"]), "kubectl apply -k metacontroller/");
   mustSucceed(kubectl(["wait", "--for=condition=Established", "--timeout=60s", "crd/cronjobs.batch.tutorial.kubebuilder.io", "crd/cibuilds.cicd.cicd.com"]), "wait for CRDs");
@@ -121,7 +120,7 @@ async function installChart(release: string, values: Record<string, unknown>): P
   }
 }
 
-test("helm install with default values", { skip }, async () => {
+test("helm install with default values", async () => {
   await installChart("default", {});
   // helm created the CRDs from the chart: they must mean what their files say (YAML 1.2 reading).
   for (const file of yamlFiles(CHART_CRD_DIR)) {
@@ -132,7 +131,7 @@ test("helm install with default values", { skip }, async () => {
   }
 });
 
-test("helm install with auth, TLS and hook v2", { skip }, async () => {
+test("helm install with auth, TLS and hook v2", async () => {
   await installChart("auth-tls-v2", {
     auth: { enabled: true },
     tls: { enabled: true, secretName: "metahooks-tls" },
@@ -140,7 +139,7 @@ test("helm install with auth, TLS and hook v2", { skip }, async () => {
   });
 });
 
-test("helm install with admission webhooks and a user-supplied CA", { skip }, async () => {
+test("helm install with admission webhooks and a user-supplied CA", async () => {
   const caBundle = readFileSync(join(process.env.METAHOOKS_E2E_PKI!, "webhook-ca.crt")).toString("base64");
   await installChart("admission", {
     admissionWebhooks: {

@@ -12,7 +12,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import request from "supertest";
-import { createNamespace, createObject, e2eSkipReason, expectStatus, getObject, kubeConfig } from "./helpers/kube.ts";
+import { createNamespace, createObject, expectStatus, getObject, kubeConfig, requireE2eHarness } from "./helpers/kube.ts";
 import { installOurCrds } from "./helpers/setup.ts";
 import { kubectl, mustSucceed } from "./helpers/tools.ts";
 import { renderChart } from "../helpers/helm.ts";
@@ -21,7 +21,7 @@ import { createReceiverApp } from "../../src/receiver/app.ts";
 import { loadReceiverKube, type ReceiverKube } from "../../src/receiver/kube.ts";
 import { ANNOTATION_PUSHED_COMMIT } from "../../src/controllers/cibuild/naming.ts";
 
-const skip = e2eSkipReason;
+requireE2eHarness();
 const SECRET = "e2e-push-secret";
 const SHA = "0123456789abcdef0123456789abcdef01234567";
 let ns = "";
@@ -30,7 +30,6 @@ let kube: ReceiverKube;
 let receiverKubeconfig = "";
 
 before(async () => {
-  if (skip) return;
   installOurCrds();
   ns = await createNamespace("e2e-receiver");
   other = await createNamespace("e2e-receiver-other");
@@ -75,7 +74,7 @@ before(async () => {
   }
 });
 
-test("a signed push patches the real CIBuild's annotation with the chart's RBAC only; the other namespace is untouched", { skip }, async () => {
+test("a signed push patches the real CIBuild's annotation with the chart's RBAC only; the other namespace is untouched", async () => {
   const app = createReceiverApp({ kube, logger: silentLogger, clock: () => new Date("2026-06-01T09:00:00Z") });
   const body = JSON.stringify({ ref: "refs/heads/main", after: SHA, repository: { clone_url: "https://github.com/acme/web.git", default_branch: "main" } });
   const res = await request(app)
@@ -97,7 +96,7 @@ test("a signed push patches the real CIBuild's annotation with the chart's RBAC 
   assert.equal(wrong.status, 401);
 });
 
-test("the receiver's token can do no more than the chart says", { skip }, async () => {
+test("the receiver's token can do no more than the chart says", async () => {
   assert.equal(await kube.readSecretKey(ns, "unrelated", "token"), undefined, "a Secret not in receiver.secretNames is not readable (403)");
   assert.ok(await kube.readSecretKey(ns, "cibuild-webhook", "token"));
   // A later --kubeconfig wins: kubectl asks as the receiver's ServiceAccount (token only).

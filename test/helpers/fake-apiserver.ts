@@ -71,6 +71,8 @@ export interface FakeApiServerOptions {
   onWrite?: (write: { method: string; path: string; contentType: string; body: unknown }) => void;
   /** Answer every request to a path starting with one of these with 403 Forbidden. */
   forbidden?: string[];
+  /** Awaited before each request is answered (a test holds a caller mid-call with it). */
+  hold?: (path: string) => Promise<void> | undefined;
 }
 
 /** Starts the fake API server with the given objects. */
@@ -78,6 +80,7 @@ export async function startFakeApiServer(objects: StoredObject[], options: FakeA
   const requests: string[] = [];
   const server = http.createServer(async (req, res) => {
     requests.push(req.url ?? "");
+    await options.hold?.(req.url ?? "");
     const send = (code: number, body: unknown) => {
       res.writeHead(code, { "Content-Type": "application/json" });
       res.end(JSON.stringify(body));

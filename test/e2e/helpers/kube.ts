@@ -25,18 +25,28 @@ export interface KubeResponse<T = any> {
   warnings: string[];
 }
 
-/** Why the e2e tests cannot run outside `npm run e2e`, or undefined when they can. */
-export const e2eSkipReason: string | undefined =
+/** Why the e2e tests cannot run here (outside `npm run e2e`), or undefined when they can. */
+export const e2eHarnessMissing: string | undefined =
   process.env.KUBECONFIG && process.env.METAHOOKS_E2E_PKI
     ? undefined
-    : "needs the control plane that `npm run e2e` starts (KUBECONFIG and METAHOOKS_E2E_PKI unset)";
+    : "the e2e tests need the control plane that `npm run e2e` starts (KUBECONFIG and METAHOOKS_E2E_PKI are unset): run them with `npm run e2e` (or `npm run e2e -- <file filter>`), not with node --test or npm test";
+
+/**
+ * Fails the test file at once, with {@link e2eHarnessMissing}, when it runs outside `npm run e2e`.
+ * Running an e2e file by hand is a mistake to report, not a reason to skip: a skipped e2e run
+ * reads like a green one.
+ * @throws Error saying to use `npm run e2e`
+ */
+export function requireE2eHarness(): void {
+  if (e2eHarnessMissing) throw new Error(e2eHarnessMissing);
+}
 
 let config: KubeConfig | undefined;
 
 /** The admin kubeconfig `npm run e2e` wrote. */
 export function kubeConfig(): KubeConfig {
   if (!config) {
-    if (e2eSkipReason) throw new Error(e2eSkipReason);
+    requireE2eHarness();
     config = new KubeConfig();
     config.loadFromFile(process.env.KUBECONFIG!);
   }
