@@ -2,6 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { parseNow } from "../src/cli/hook-command.ts";
 import { spawnSync } from "node:child_process";
+import { runCli } from "../src/cli/main.ts";
 import request from "supertest";
 import { createApp } from "../src/http/app.ts";
 import { configureControllers } from "../src/controllers/registry.ts";
@@ -11,36 +12,58 @@ import { MINIMAL_CRONJOB_SYNC } from "./helpers/requests.ts";
 const NOW = "2026-01-05T12:00:30Z";
 const body = MINIMAL_CRONJOB_SYNC;
 
-function cli(args: string[], input: string) {
-  return spawnSync(process.execPath, ["bin/metahooks.js", ...args], { input, encoding: "utf8" });
+/**
+ * The real binary in its own process: kept once per behaviour class (exit code 0 with stdout,
+ * exit code 1 with stderr, stdin read against BODY_LIMIT_BYTES) so the wiring stays tested.
+ */
+function spawnCli(args: string[], input: string, env: NodeJS.ProcessEnv = process.env) {
+  return spawnSync(process.execPath, ["bin/metahooks.js", ...args], { input, encoding: "utf8", env });
+}
+
+/** The same command in process (`runCli` over strings): no Node start-up per case. */
+async function cli(args: string[], input: string, env: NodeJS.ProcessEnv = process.env) {
+  let stdout = "";
+  let stderr = "";
+  const status = await runCli(args, {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    // All of it: the test inputs are smaller than one of readBounded's 64 KiB reads.
+    readStdin: () => Buffer.from(input, "utf8"),
+    env,
+    clock: () => new Date(),
+  });
+  return { status, stdout, stderr };
 }
 
 test("`metahooks sync cronjob --now` prints exactly what the HTTP route answers", async () => {
-  const out = cli(["sync", "cronjob", "--now", NOW], JSON.stringify(body));
+  const out = spawnCli(["sync", "cronjob", "--now", NOW], JSON.stringify(body));
   assert.equal(out.status, 0, out.stderr);
   const app = createApp({ controllers: configureControllers({}), logger: silentLogger, clock: () => new Date(NOW) });
   const res = await request(app).post("/sync/cronjob").send(body).expect(200);
   assert.equal(out.stdout, res.text + "\n");
+  // In process, the same bytes.
+  assert.deepEqual(await cli(["sync", "cronjob", "--now", NOW], JSON.stringify(body)), { status: 0, stdout: res.text + "\n", stderr: "" });
 });
 
-test("the CLI exits 1 with the route's JSON error on stderr", () => {
-  const bad = cli(["sync", "cronjob", "--now", NOW], "{oops");
+test("the CLI exits 1 with the route's JSON error on stderr", async () => {
+  const bad = spawnCli(["sync", "cronjob", "--now", NOW], "{oops");
   assert.equal(bad.status, 1);
   assert.equal(bad.stdout, "");
   assert.equal(JSON.parse(bad.stderr).error, "malformed_json");
-  const wrong = cli(["sync", "cronjob", "--now", NOW], JSON.stringify({ foo: 1 }));
+  assert.deepEqual(await cli(["sync", "cronjob", "--now", NOW], "{oops"), { status: 1, stdout: "", stderr: bad.stderr });
+  const wrong = await cli(["sync", "cronjob", "--now", NOW], JSON.stringify({ foo: 1 }));
   assert.equal(wrong.status, 1);
   assert.equal(JSON.parse(wrong.stderr).error, "invalid_request");
 });
 
-test("--now must be RFC 3339", () => {
-  const out = cli(["sync", "cronjob", "--now", "yesterday"], JSON.stringify(body));
+test("--now must be RFC 3339", async () => {
+  const out = await cli(["sync", "cronjob", "--now", "yesterday"], JSON.stringify(body));
   assert.equal(out.status, 1);
   assert.match(out.stderr, /RFC 3339/);
 });
 
-test("--help documents the commands", () => {
-  const out = cli(["--help"], "");
+test("--help documents the commands", async () => {
+  const out = await cli(["--help"], "");
   assert.equal(out.status, 0);
   for (const word of ["serve", "sync", "finalize", "--now", "cronjob"]) assert.ok(out.stdout.includes(word), word);
 });
@@ -48,42 +71,44 @@ test("--help documents the commands", () => {
 test("the CLI has the HTTP route's body limit and errors", async () => {
   const limit = 4096;
   const big = JSON.stringify({ ...body, pad: "x".repeat(limit) });
-  const out = spawnSync(process.execPath, ["bin/metahooks.js", "sync", "cronjob", "--now", NOW], { input: big, encoding: "utf8", env: { ...process.env, BODY_LIMIT_BYTES: String(limit) } });
+  // The real process: stdin is read through readBounded, with the limit from its environment.
+  const out = spawnCli(["sync", "cronjob", "--now", NOW], big, { ...process.env, BODY_LIMIT_BYTES: String(limit) });
   assert.equal(out.status, 1);
   const cliError = JSON.parse(out.stderr);
   const app = createApp({ controllers: configureControllers({}), logger: silentLogger, clock: () => new Date(NOW), bodyLimitBytes: limit });
   const res = await request(app).post("/sync/cronjob").set("Content-Type", "application/json").send(big).expect(413);
   assert.equal(cliError.error, res.body.error);
   assert.match(cliError.message, /exceeds the limit of 4096 bytes \(BODY_LIMIT_BYTES\)/);
+  assert.deepEqual(await cli(["sync", "cronjob", "--now", NOW], big, { ...process.env, BODY_LIMIT_BYTES: String(limit) }), { status: 1, stdout: "", stderr: out.stderr });
   // Malformed JSON: the same code and the same excerpt-free message as the route.
   const secret = "Bearer hunter2-token";
-  const bad = cli(["sync", "cronjob", "--now", NOW], secret);
+  const bad = await cli(["sync", "cronjob", "--now", NOW], secret);
   const httpBad = await request(app).post("/sync/cronjob").set("Content-Type", "application/json").send(secret).expect(400);
   assert.equal(JSON.parse(bad.stderr).message, httpBad.body.message);
   assert.ok(!bad.stderr.includes("hunter2"), bad.stderr);
   // A bad BODY_LIMIT_BYTES is refused, as serve refuses it.
-  const badLimit = spawnSync(process.execPath, ["bin/metahooks.js", "sync", "cronjob"], { input: JSON.stringify(body), encoding: "utf8", env: { ...process.env, BODY_LIMIT_BYTES: "lots" } });
+  const badLimit = await cli(["sync", "cronjob"], JSON.stringify(body), { ...process.env, BODY_LIMIT_BYTES: "lots" });
   assert.equal(badLimit.status, 1);
   assert.match(badLimit.stderr, /BODY_LIMIT_BYTES/);
 });
 
-test("--now refuses dates that do not exist instead of shifting them", () => {
+test("--now refuses dates that do not exist instead of shifting them", async () => {
   // The rule itself, in process (parseNow is what the CLI calls)…
   for (const impossible of ["2026-02-30T00:00:00Z", "2026-02-29T00:00:00Z", "2026-01-05T24:00:00Z", "2026-13-01T00:00:00Z", "2026-01-00T00:00:00Z", "2026-01-05T12:60:00Z", "2026-01-05T12:00:60Z", "2026-01-05T12:00:00+24:00"]) {
     assert.throws(() => parseNow(impossible, () => new Date()), /RFC 3339/, impossible);
   }
   assert.equal(parseNow("2028-02-29T12:00:30+01:00", () => new Date()).toISOString(), "2028-02-29T11:00:30.000Z");
   // …and the command end to end, once each way.
-  const out = cli(["sync", "cronjob", "--now", "2026-02-30T00:00:00Z"], JSON.stringify(body));
+  const out = await cli(["sync", "cronjob", "--now", "2026-02-30T00:00:00Z"], JSON.stringify(body));
   assert.equal(out.status, 1);
   assert.match(out.stderr, /RFC 3339/);
-  const leap = cli(["sync", "cronjob", "--now", "2028-02-29T12:00:30+01:00"], JSON.stringify(body));
+  const leap = await cli(["sync", "cronjob", "--now", "2028-02-29T12:00:30+01:00"], JSON.stringify(body));
   assert.equal(leap.status, 0, leap.stderr);
 });
 
-test("extra arguments are a usage error", () => {
+test("extra arguments are a usage error", async () => {
   for (const args of [["sync", "cronjob", "extra"], ["finalize", "cronjob", "a", "b"], ["customize", "cibuild", "x"], ["serve", "now"]]) {
-    const out = cli(args, JSON.stringify(body));
+    const out = await cli(args, JSON.stringify(body));
     assert.equal(out.status, 1, args.join(" "));
     assert.equal(out.stdout, "");
     assert.match(out.stderr, /unexpected argument/, args.join(" "));

@@ -1,0 +1,127 @@
+/**
+ * The `metahooks` command line as a function: `runCli(argv, io)` over injected streams, environment
+ * and clock. `src/main.ts` runs it with the process's own.
+ *
+ * @packageDocumentation
+ */
+import { parseArgs } from "node:util";
+import { parseNow, readBounded, runHookCommand } from "./hook-command.ts";
+import { readBodyLimitBytes } from "../config.ts";
+import { controllers } from "../controllers/registry.ts";
+import { helpText } from "./help.ts";
+
+const HELP = helpText(controllers);
+
+/**
+ * What the command line touches outside itself: the streams, the environment and the clock. The
+ * entry point (`src/main.ts`) passes the process's own; tests pass strings and a fixed clock, so
+ * a command runs in process exactly as the binary runs it.
+ */
+export interface CliIo {
+  /** Writes to standard output. */
+  stdout: (text: string) => void;
+  /** Writes to standard error. */
+  stderr: (text: string) => void;
+  /** Reads standard input to its end, but never more than one byte past `limitBytes`. */
+  readStdin: (limitBytes: number) => Buffer;
+  /** The environment (`BODY_LIMIT_BYTES`, kind options, `KUBECONFIG`, `PORT`…). */
+  env: NodeJS.ProcessEnv;
+  /** The clock for commands run without `--now` / `--from`. */
+  clock: () => Date;
+}
+
+/** The process's own streams, environment and clock: what `bin/metahooks.js` runs with. */
+export function processIo(): CliIo {
+  return {
+    stdout: (text) => void process.stdout.write(text),
+    stderr: (text) => void process.stderr.write(text),
+    readStdin: (limitBytes) => readBounded(0, limitBytes),
+    env: process.env,
+    clock: () => new Date(),
+  };
+}
+
+/**
+ * Runs `metahooks <argv…>` and resolves to its exit code: 0 success, 1 usage or input error, and
+ * 1 for an unexpected failure (then `metahooks: <message>` on stderr). Never rejects.
+ * `serve` resolves once the servers are listening.
+ */
+export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
+  try {
+    return await runCommand(argv, io);
+  } catch (err) {
+    io.stderr(`metahooks: ${(err as Error)?.message ?? String(err)}\n`);
+    return 1;
+  }
+}
+
+async function runCommand(argv: string[], io: CliIo): Promise<number> {
+  if (argv[0] === "next") {
+    const { runNext } = await import("./next.ts");
+    const outcome = runNext(argv.slice(1), io.clock);
+    io.stdout(outcome.stdout);
+    io.stderr(outcome.stderr);
+    return outcome.exitCode;
+  }
+  if (argv[0] === "simulate") {
+    const { runSimulate } = await import("./simulate.ts");
+    const outcome = await runSimulate(argv.slice(1));
+    io.stdout(outcome.stdout);
+    io.stderr(outcome.stderr);
+    return outcome.exitCode;
+  }
+  if (argv[0] === "explain") {
+    // Loaded only for this command: it pulls in @kubernetes/client-node, which serve never needs.
+    const { runExplain } = await import("../explain/command.ts");
+    const outcome = await runExplain(argv.slice(1), { env: io.env, clock: io.clock });
+    io.stdout(outcome.stdout);
+    io.stderr(outcome.stderr);
+    return outcome.exitCode;
+  }
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      help: { type: "boolean", short: "h" },
+      now: { type: "string" },
+      port: { type: "string" },
+    },
+  });
+  const [command, kind, ...extra] = positionals;
+  if (values.help || command === undefined || command === "help") {
+    io.stdout(HELP);
+    return values.help || command === "help" ? 0 : 1;
+  }
+  if (extra.length > 0 || (command === "serve" && kind !== undefined)) {
+    const unexpected = command === "serve" ? [kind, ...extra] : extra;
+    io.stderr(`metahooks ${command}: unexpected argument ${JSON.stringify(unexpected[0])}\n\n${HELP}`);
+    return 1;
+  }
+  if (command === "serve") {
+    // Loaded only for this command: express, pino and prom-client cost about 100 ms of start-up
+    // that the one-shot hook commands never need.
+    const { serve } = await import("../server.ts");
+    const env = { ...io.env };
+    if (values.port !== undefined) env.PORT = values.port;
+    // serve also starts the HTTPS admission webhooks when ADMISSION_TLS_CERT_FILE and
+    // ADMISSION_TLS_KEY_FILE are set (first, so a failure exits before anything is Ready) and
+    // drains them with the hook listener on SIGTERM; likewise the push receiver (RECEIVER_PORT).
+    await serve(env);
+    return 0;
+  }
+  if (command === "sync" || command === "finalize" || command === "customize") {
+    if (!kind) {
+      io.stderr(`metahooks ${command}: missing <kind>\n\n${HELP}`);
+      return 1;
+    }
+    const now = parseNow(values.now, io.clock);
+    // The same limit as the HTTP route (BODY_LIMIT_BYTES); stdin is read no further than that.
+    const limitBytes = readBodyLimitBytes(io.env);
+    const outcome = runHookCommand(command, kind, io.readStdin(limitBytes), now, io.env, limitBytes);
+    io.stdout(outcome.stdout);
+    io.stderr(outcome.stderr);
+    return outcome.exitCode;
+  }
+  io.stderr(`metahooks: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
+  return 1;
+}
