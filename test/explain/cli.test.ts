@@ -3,8 +3,25 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { startFakeApiServer } from "../helpers/fake-apiserver.ts";
+import { runCli } from "../../src/cli/main.ts";
 
+// The real binary, spawned once per behaviour class below (output with exit 0, an error with exit 1);
+// the other cases run the same command in process.
 const run = promisify(execFile);
+
+/** `metahooks <args…>` in process: exit code and what it wrote where. */
+async function cli(args: string[], env: NodeJS.ProcessEnv = process.env) {
+  let stdout = "";
+  let stderr = "";
+  const code = await runCli(args, {
+    stdout: (text) => void (stdout += text),
+    stderr: (text) => void (stderr += text),
+    readStdin: () => Buffer.alloc(0),
+    env,
+    clock: () => new Date(),
+  });
+  return { code, stdout, stderr };
+}
 
 test("metahooks explain works end to end from the CLI against a kubeconfig", async () => {
   const uid = "uid-cli";
@@ -49,15 +66,18 @@ test("metahooks explain works end to end from the CLI against a kubeconfig", asy
     assert.match(stdout, /^Next run: +2026-01-06 02:30:00 Europe\/Berlin \(UTC\+01:00\) = 2026-01-06T01:30:00Z$/m);
     assert.match(stdout, /^Due slot: +2026-01-05 02:30:00 Europe\/Berlin \(UTC\+01:00\) = 2026-01-05T01:30:00Z: skipped: ConcurrencyForbidden/m);
     assert.match(stdout, /would keep: +Job\/nightly-29455770/);
-    const json = await run(process.execPath, ["bin/metahooks.js", "explain", "cronjob", "nightly", "-n", "ops", "-o", "json", "--kubeconfig", kubeconfig, "--now", "2026-01-05T01:31:00Z"]);
+    // In process, the same text.
+    assert.deepEqual(await cli(["explain", "cronjob", "nightly", "-n", "ops", "--kubeconfig", kubeconfig, "--now", "2026-01-05T01:31:00Z"]), { code: 0, stdout, stderr: "" });
+    const json = await cli(["explain", "cronjob", "nightly", "-n", "ops", "-o", "json", "--kubeconfig", kubeconfig, "--now", "2026-01-05T01:31:00Z"]);
+    assert.equal(json.code, 0, json.stderr);
     assert.deepEqual(JSON.parse(json.stdout).children.map((c: any) => c.metadata.name), ["nightly-29455770"]);
-    const help = await run(process.execPath, ["bin/metahooks.js", "--help"]);
+    const help = await cli(["--help"]);
+    assert.equal(help.code, 0);
     assert.match(help.stdout, /metahooks explain <kind> <name>/);
-    await assert.rejects(run(process.execPath, ["bin/metahooks.js", "explain", "cronjob", "missing", "-n", "ops", "--kubeconfig", kubeconfig]), (err: any) => {
-      assert.equal(err.code, 1);
-      assert.match(err.stderr, /CronJob ops\/missing not found/);
-      return true;
-    });
+    const missing = await cli(["explain", "cronjob", "missing", "-n", "ops", "--kubeconfig", kubeconfig]);
+    assert.equal(missing.code, 1);
+    assert.equal(missing.stdout, "");
+    assert.match(missing.stderr, /CronJob ops\/missing not found/);
   } finally {
     await api.close();
   }
@@ -79,8 +99,9 @@ test("metahooks explain without any kubeconfig says so plainly", async () => {
     assert.ok(failed, "explain succeeded without a kubeconfig");
     assert.equal(failed.code, 1);
     assert.match(String(failed.stderr), /no kubeconfig found: pass --kubeconfig <file>, set KUBECONFIG, or create .*\.kube\/config/);
-    const missing = await run(process.execPath, ["bin/metahooks.js", "explain", "cronjob", "hello", "--kubeconfig", join(home, "nope")], { env }).catch((err: { stderr?: string }) => err);
-    assert.match(String((missing as { stderr?: string }).stderr), /kubeconfig file .*nope" does not exist/);
+    const missing = await cli(["explain", "cronjob", "hello", "--kubeconfig", join(home, "nope")], env);
+    assert.equal(missing.code, 1);
+    assert.match(missing.stderr, /kubeconfig file .*nope" does not exist/);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
