@@ -5,6 +5,7 @@
  * @packageDocumentation
  */
 import { parseArgs } from "node:util";
+import { readFileSync } from "node:fs";
 import { parseNow, readBounded, runHookCommand } from "./hook-command.ts";
 import { readBodyLimitBytes } from "../config.ts";
 import { controllers } from "../controllers/registry.ts";
@@ -22,7 +23,7 @@ export interface CliIo {
   stdout: (text: string) => void;
   /** Writes to standard error. */
   stderr: (text: string) => void;
-  /** Reads standard input to its end, but never more than one byte past `limitBytes`. */
+  /** Reads standard input to its end, stopping once more than `limitBytes` were read (the caller refuses that). */
   readStdin: (limitBytes: number) => Buffer;
   /** The environment (`BODY_LIMIT_BYTES`, kind options, `KUBECONFIG`, `PORT`…). */
   env: NodeJS.ProcessEnv;
@@ -65,7 +66,8 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (argv[0] === "simulate") {
     const { runSimulate } = await import("./simulate.ts");
-    const outcome = await runSimulate(argv.slice(1));
+    // `-` reads the injected stdin, so an in-process run never blocks on the caller's own.
+    const outcome = await runSimulate(argv.slice(1), (path) => (path === "-" ? io.readStdin(Number.POSITIVE_INFINITY).toString("utf8") : readFileSync(path, "utf8")));
     io.stdout(outcome.stdout);
     io.stderr(outcome.stderr);
     return outcome.exitCode;

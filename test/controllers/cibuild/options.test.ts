@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
+import { runCliInProcess } from "../../helpers/cli.ts";
 import request from "supertest";
 import { DEFAULT_CIBUILD_OPTIONS, loadCIBuildOptions } from "../../../src/controllers/cibuild/options.ts";
 import { createApp } from "../../../src/http/app.ts";
@@ -55,8 +55,9 @@ test("the configured images reach the build Job", () => {
   assert.equal(build.image, "mirror.example.com/kaniko:v1.28.3");
 });
 
-test("--help documents the build image variables", () => {
-  const out = spawnSync(process.execPath, ["bin/metahooks.js", "--help"], { encoding: "utf8" });
+test("--help documents the build image variables", async () => {
+  const out = await runCliInProcess(["--help"]);
+  assert.equal(out.status, 0);
   for (const word of ["cibuild", "GIT_SYNC_IMAGE", "PREPARE_IMAGE", "KANIKO_IMAGE", "BUILDKIT_IMAGE", DEFAULT_CIBUILD_OPTIONS.kanikoImage]) {
     assert.ok(out.stdout.includes(word), word);
   }
@@ -76,8 +77,8 @@ test("HTTP: /sync, /finalize and /customize cibuild routes", async () => {
   await request(app).post("/sync/cibuild").send({ parent: { apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } } }).expect(422);
 });
 
-test("CLI: `metahooks customize cibuild` asks only for build Pods", () => {
-  const out = spawnSync(process.execPath, ["bin/metahooks.js", "customize", "cibuild"], { input: JSON.stringify({ parent: parent(SEED_SPECS["build-go"]) }), encoding: "utf8" });
+test("CLI: `metahooks customize cibuild` asks only for build Pods", async () => {
+  const out = await runCliInProcess(["customize", "cibuild"], { input: JSON.stringify({ parent: parent(SEED_SPECS["build-go"]) }) });
   assert.equal(out.status, 0, out.stderr);
   const rule = JSON.parse(out.stdout).relatedResources[0];
   assert.deepStrictEqual(rule, {

@@ -2,7 +2,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync, readdirSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { runCliInProcess } from "../../helpers/cli.ts";
 import { createHash } from "node:crypto";
 import { parse } from "yaml";
 import { assertValidKubeObject } from "../../helpers/k8s-schema.ts";
@@ -70,15 +70,16 @@ for (const [name, spec] of Object.entries(SEED_SPECS)) {
   });
 }
 
-test("`metahooks sync cibuild` over the example requests goes from Job to Deployment to Ready", () => {
+test("`metahooks sync cibuild` over the example requests goes from Job to Deployment to Ready", async () => {
   const files = readdirSync("examples/cibuild").filter((f) => f.startsWith("go-") && f.endsWith(".request.json")).sort();
   assert.equal(files.length, 4);
   const nows = ["2026-03-02T10:00:05Z", "2026-03-02T10:01:00Z", "2026-03-02T10:04:31Z", "2026-03-02T10:06:01Z"];
-  const phases = files.map((f, i) => {
-    const out = spawnSync(process.execPath, ["bin/metahooks.js", "sync", "cibuild", "--now", nows[i]!], { input: readFileSync(`examples/cibuild/${f}`), encoding: "utf8" });
+  const phases: string[] = [];
+  for (const [i, f] of files.entries()) {
+    const out = await runCliInProcess(["sync", "cibuild", "--now", nows[i]!], { input: readFileSync(`examples/cibuild/${f}`) });
     assert.equal(out.status, 0, out.stderr);
     const response = JSON.parse(out.stdout);
-    return `${response.status.phase}:${response.children.map((c: any) => c.kind).join("+")}`;
-  });
+    phases.push(`${response.status.phase}:${response.children.map((c: any) => c.kind).join("+")}`);
+  }
   assert.deepStrictEqual(phases, ["Pending:Job", "Building:Job", "Deploying:Deployment+Job", "Ready:Deployment+Job"]);
 });

@@ -1,9 +1,9 @@
-// The files under examples/cronjob/ through the real CLI and the HTTP app (what `npm start`
+// The files under examples/cronjob/ through the CLI (in process) and the HTTP app (what `npm start`
 // answers to a curl of them), with the expected Job.
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { spawnSync } from "node:child_process";
+import { runCliInProcess } from "../../helpers/cli.ts";
 import request from "supertest";
 import { parse } from "yaml";
 import { createApp } from "../../../src/http/app.ts";
@@ -15,7 +15,7 @@ import { validateCronJob } from "../../../src/controllers/cronjob/index.ts";
 const NOW = "2026-01-05T12:00:30Z";
 
 function cli(args: string[], file: string) {
-  return spawnSync(process.execPath, ["bin/metahooks.js", ...args], { input: readFileSync(file), encoding: "utf8" });
+  return runCliInProcess(args, { input: readFileSync(file) });
 }
 
 test("examples/cronjob/cronjob-sample.yaml is the tutorial's sample and passes admission", () => {
@@ -30,7 +30,7 @@ test("examples/cronjob/cronjob-sample.yaml is the tutorial's sample and passes a
 });
 
 test("README quick start: `metahooks sync cronjob --now … < examples/cronjob/sync-request.json` creates the 12:00 Job", async () => {
-  const out = cli(["sync", "cronjob", "--now", NOW], "examples/cronjob/sync-request.json");
+  const out = await cli(["sync", "cronjob", "--now", NOW], "examples/cronjob/sync-request.json");
   assert.equal(out.status, 0, out.stderr);
   const response = JSON.parse(out.stdout);
   const sample = parse(readFileSync("examples/cronjob/cronjob-sample.yaml", "utf8"));
@@ -49,8 +49,8 @@ test("README quick start: `metahooks sync cronjob --now … < examples/cronjob/s
   assert.equal(out.stdout, res.text + "\n", "CLI and HTTP give the same bytes");
 });
 
-test("examples/cronjob/sync-request-running.json: history pruned, running Job kept, the 12:00 Job created", () => {
-  const out = cli(["sync", "cronjob", "--now", NOW], "examples/cronjob/sync-request-running.json");
+test("examples/cronjob/sync-request-running.json: history pruned, running Job kept, the 12:00 Job created", async () => {
+  const out = await cli(["sync", "cronjob", "--now", NOW], "examples/cronjob/sync-request-running.json");
   assert.equal(out.status, 0, out.stderr);
   const response = JSON.parse(out.stdout);
   const names = response.children.map((c: any) => c.metadata.name);
@@ -67,7 +67,7 @@ test("examples/cronjob/sync-request-running.json: history pruned, running Job ke
 });
 
 test("examples/cronjob/finalize-request.json: no children, not finalized while a Job remains", async () => {
-  const out = cli(["finalize", "cronjob", "--now", NOW], "examples/cronjob/finalize-request.json");
+  const out = await cli(["finalize", "cronjob", "--now", NOW], "examples/cronjob/finalize-request.json");
   assert.equal(out.status, 0, out.stderr);
   const response = JSON.parse(out.stdout);
   assert.deepEqual(response.children, []);
