@@ -2,8 +2,8 @@
 // Runs test/**/*.test.ts with node's test runner through tsx, in two labelled groups:
 //   unit     — in-process tests (pure functions, supertest, the emulator over loopback HTTP);
 //   process  — tests that start other processes (the CLI, `serve`, helm, tsc/npm, openssl, sh).
-// A file belongs to "process" when it imports node:child_process or the helm helper; nothing
-// else decides, so a new test lands in the right group by itself.
+// A file belongs to "process" when it imports node:child_process, the helm helper or the module
+// tracer (both spawn); nothing else decides, so a new test lands in the right group by itself.
 //
 // Both groups start together: the process group mostly waits on its children (helm, npm, tsc,
 // servers), so overlapping it with the CPU-bound unit group keeps both cores busy. The unit
@@ -20,7 +20,7 @@ const args = process.argv.slice(2);
 const only = args.includes("--unit") ? "unit" : args.includes("--process") ? "process" : undefined;
 const filters = args.filter((a) => !a.startsWith("--"));
 
-const SPAWNS = /from "node:child_process"|helpers\/helm\.ts"/;
+const SPAWNS = /from "node:child_process"|helpers\/(helm|module-trace)\.ts"/;
 const files = readdirSync("test", { recursive: true })
   .map(String)
   .filter((f) => f.endsWith(".test.ts"))

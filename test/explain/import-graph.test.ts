@@ -1,48 +1,26 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync } from "node:fs";
 import { join } from "node:path";
+import { traceResolvedModules } from "../helpers/module-trace.ts";
 
 // `metahooks serve` must not load @kubernetes/client-node (about 1 s and 60 MB at start-up):
 // only `metahooks explain` imports it, dynamically.
 
 test("importing the server, the app and the CLI's static imports never resolves @kubernetes/client-node", () => {
-  const dir = mkdtempSync(join(tmpdir(), "metahooks-trace-"));
-  try {
-    const trace = join(dir, "trace.txt");
-    writeFileSync(
-      join(dir, "hooks.mjs"),
-      `import { appendFileSync } from "node:fs";
-export async function resolve(specifier, context, next) {
-  const result = await next(specifier, context);
-  appendFileSync(${JSON.stringify(trace)}, result.url + "\\n");
-  return result;
-}
-`,
-    );
-    writeFileSync(join(dir, "register.mjs"), `import { register } from "node:module";\nregister("./hooks.mjs", import.meta.url);\n`);
-    const script = [
-      "await import('./src/server.ts');",
-      "await import('./src/http/app.ts');",
-      "await import('./src/cli/hook-command.ts');",
-      "await import('./src/admission/routes.ts');",
-      "await import('./src/index.ts');",
-    ].join(" ");
-    const run = spawnSync(process.execPath, ["--import", join(dir, "register.mjs"), "--import", "tsx", "--input-type=module", "-e", script], {
-      encoding: "utf8",
-    });
-    assert.equal(run.status, 0, run.stderr);
-    const urls = readFileSync(trace, "utf8").split("\n").filter(Boolean);
-    assert.ok(urls.some((u) => u.endsWith("/src/http/app.ts")), "the trace saw the app (the hook works)");
-    assert.deepEqual(urls.filter((u) => u.includes("@kubernetes/client-node")), []);
-    assert.deepEqual(urls.filter((u) => u.includes("/src/explain/")), []);
-    // yaml is a devDependency (manifest generation only): the production tree does not have it.
-    assert.deepEqual(urls.filter((u) => u.includes("/node_modules/yaml/")), []);
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
+  const script = [
+    "await import('./src/server.ts');",
+    "await import('./src/http/app.ts');",
+    "await import('./src/cli/hook-command.ts');",
+    "await import('./src/admission/routes.ts');",
+    "await import('./src/index.ts');",
+  ].join(" ");
+  const urls = traceResolvedModules(["--input-type=module", "-e", script]);
+  assert.ok(urls.some((u) => u.endsWith("/src/http/app.ts")), "the trace saw the app (the hook works)");
+  assert.deepEqual(urls.filter((u) => u.includes("@kubernetes/client-node")), []);
+  assert.deepEqual(urls.filter((u) => u.includes("/src/explain/")), []);
+  // yaml is a devDependency (manifest generation only): the production tree does not have it.
+  assert.deepEqual(urls.filter((u) => u.includes("/node_modules/yaml/")), []);
 });
 
 test("no source file imports @kubernetes/client-node statically (type-only imports are erased)", () => {
