@@ -211,30 +211,7 @@ export class World {
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
-    const startTime = live.status?.startTime ?? now;
-    const status: Obj =
-      outcome === "Complete"
-        ? {
-            startTime,
-            completionTime: now,
-            succeeded: 1,
-            ready: 0,
-            uncountedTerminatedPods: {},
-            conditions: [
-              { type: "SuccessCriteriaMet", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: now, lastTransitionTime: now },
-              { type: "Complete", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: now, lastTransitionTime: now },
-            ],
-          }
-        : {
-            startTime,
-            failed: 1,
-            ready: 0,
-            uncountedTerminatedPods: {},
-            conditions: [
-              { type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit", lastProbeTime: now, lastTransitionTime: now },
-              { type: "Failed", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit", lastProbeTime: now, lastTransitionTime: now },
-            ],
-          };
+    const status = finishedJobStatus(outcome, live.status?.startTime ?? now, now);
     if (outcome === "Complete") this.#recordPush(live);
     this.#store.patch(refOf(live), (j) => (j.status = status), { subresource: "status" });
     this.#emit(outcome === "Complete" ? "job-succeeded" : "job-failed", name, failure?.message);
@@ -318,4 +295,38 @@ export function repositoryOf(image: string): string {
   const slash = image.lastIndexOf("/");
   const colon = image.lastIndexOf(":");
   return colon > slash ? image.slice(0, colon) : image;
+}
+
+/**
+ * The status the Job controller writes when a one-Pod Job finishes (batch/v1, Kubernetes ≥ 1.31:
+ * the `SuccessCriteriaMet`/`FailureTarget` condition first, then `Complete`/`Failed`). Shared by the
+ * emulator and the tests that play the Job controller on a real apiserver, so both finish Jobs alike.
+ *
+ * @param outcome - `Complete` (one Pod succeeded) or `Failed` (backoff limit reached)
+ * @param startTime - the Job's `status.startTime` (RFC 3339)
+ * @param now - completion time (RFC 3339), also every condition's probe and transition time
+ */
+export function finishedJobStatus(outcome: "Complete" | "Failed", startTime: string, now: string): Record<string, unknown> {
+  return outcome === "Complete"
+    ? {
+        startTime,
+        completionTime: now,
+        succeeded: 1,
+        ready: 0,
+        uncountedTerminatedPods: {},
+        conditions: [
+          { type: "SuccessCriteriaMet", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: now, lastTransitionTime: now },
+          { type: "Complete", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: now, lastTransitionTime: now },
+        ],
+      }
+    : {
+        startTime,
+        failed: 1,
+        ready: 0,
+        uncountedTerminatedPods: {},
+        conditions: [
+          { type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit", lastProbeTime: now, lastTransitionTime: now },
+          { type: "Failed", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit", lastProbeTime: now, lastTransitionTime: now },
+        ],
+      };
 }

@@ -24,6 +24,7 @@ import { runHook, formatDecisions } from "../../src/metacontroller/run-hook.ts";
 import { startCronJobRun } from "../emulator/cronjob-harness.ts";
 import { startCIBuildRun, loadCIBuildSample } from "../emulator/cibuild-harness.ts";
 import type { SyncRecord } from "../../src/emulator/controller.ts";
+import { finishedJobStatus } from "../../src/emulator/world.ts";
 import { freePort } from "./controlplane/control-plane.ts";
 import { createNamespace, createObject, requireE2eHarness, kubeRequest, kubeconfigPath, objectPath, watchCollection, type KubeObject, type Watch } from "./helpers/kube.ts";
 import { installMetacontrollerCrds, installOurCrds } from "./helpers/setup.ts";
@@ -238,17 +239,7 @@ async function startJob(name: string): Promise<any> {
 async function completeJob(name: string): Promise<any> {
   return writeStatus("batch/v1", "Job", name, (live) => {
     const t = now();
-    return {
-      startTime: live.status?.startTime ?? t,
-      completionTime: t,
-      succeeded: 1,
-      ready: 0,
-      uncountedTerminatedPods: {},
-      conditions: [
-        { type: "SuccessCriteriaMet", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: t, lastTransitionTime: t },
-        { type: "Complete", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: t, lastTransitionTime: t },
-      ],
-    };
+    return finishedJobStatus("Complete", live.status?.startTime ?? t, t);
   });
 }
 
