@@ -5,26 +5,19 @@
  * skewed clocks (status times ahead of and behind `now`). Every route of every kind comes from
  * the registry. FUZZ_RUNS scales the run counts.
  */
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import zlib from "node:zlib";
 import http from "node:http";
 import fc from "fast-check";
-import { routes, validRequest, startFuzzApp, checkAnswer, observedKeys, desiredKeys, NOW, type Route, type FuzzAnswer } from "./routes.ts";
+import { routes, validRequest, useFuzzApp, checkAnswer, observedKeys, desiredKeys, NOW, type Route, type FuzzAnswer } from "./routes.ts";
 import { validateAdmission } from "../../src/admission/admission.ts";
 import { runHook } from "../../src/metacontroller/run-hook.ts";
 import { MAX_NESTING_DEPTH } from "../../src/kube/nesting.ts";
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const LIMIT = 256 * 1024;
-let app: { url: string; close(): Promise<void> };
-
-before(async () => {
-  app = await startFuzzApp(LIMIT);
-});
-after(async () => {
-  await app.close();
-});
+const app = useFuzzApp(LIMIT);
 
 const syncRoutes = routes.filter((r) => r.hook === "sync");
 

@@ -4,13 +4,13 @@
  * spec never drops an observed child. Run counts are bounded so `npm test` stays fast; set
  * FUZZ_RUNS to go deeper locally.
  */
-import { test, before, after } from "node:test";
+import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   routes,
   validRequest,
-  startFuzzApp,
+  useFuzzApp,
   post,
   checkAnswer,
   specIsInvalid,
@@ -21,14 +21,7 @@ import {
 
 const RUNS = Number(process.env.FUZZ_RUNS ?? 25);
 const LIMIT = 256 * 1024;
-let app: { url: string; close(): Promise<void> };
-
-before(async () => {
-  app = await startFuzzApp(LIMIT);
-});
-after(async () => {
-  await app.close();
-});
+const app = useFuzzApp(LIMIT);
 
 assert.ok(routes.length >= 2, "no routes found in the registry");
 

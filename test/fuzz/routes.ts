@@ -3,6 +3,7 @@
  * request per kind to mutate, observed children, and the checks every answer must pass.
  */
 import assert from "node:assert/strict";
+import { after, before } from "node:test";
 import type { AddressInfo } from "node:net";
 import type { Server } from "node:http";
 import { createApp } from "../../src/http/app.ts";
@@ -116,6 +117,26 @@ export function validRequest(route: Route, children = 2): Record<string, any> {
   const parent = validParent(route.controller);
   if (route.hook === "customize") return { controller: {}, parent };
   return { controller: {}, parent, children: observedChildren(route.controller, children) };
+}
+
+/**
+ * One app for the whole test file: started before its first test, closed after its last.
+ * `url` is read inside the tests (it exists only once `before` ran).
+ */
+export function useFuzzApp(bodyLimitBytes: number): { readonly url: string } {
+  let app: { url: string; close(): Promise<void> } | undefined;
+  before(async () => {
+    app = await startFuzzApp(bodyLimitBytes);
+  });
+  after(async () => {
+    await app?.close();
+  });
+  return {
+    get url() {
+      if (!app) throw new Error("the fuzz app is not started yet (read url inside a test)");
+      return app.url;
+    },
+  };
 }
 
 /** The app under test on a loopback port, with a small body limit so "huge" is cheap to send. */
