@@ -7,10 +7,11 @@
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { copyFileSync, cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
+import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
+import { distIsFresh } from "../helpers/dist.ts";
 import { MINIMAL_CRONJOB_SYNC } from "../helpers/requests.ts";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
@@ -44,14 +45,6 @@ function waitForListening(child: ChildProcess, timeoutMs: number): Promise<numbe
       resolvePort(port);
     });
   });
-}
-
-/** Whether dist/ was built after the last change to src/ (files and folders) and the tsconfigs. */
-function distIsFresh(): boolean {
-  if (!existsSync("dist/main.js")) return false;
-  const built = statSync("dist/main.js").mtimeMs;
-  const inputs = ["src", "tsconfig.json", "tsconfig.build.json", "scripts/build.mjs", ...readdirSync("src", { recursive: true }).map((e) => join("src", String(e)))];
-  return inputs.every((path) => statSync(path).mtimeMs < built);
 }
 
 before(async () => {
