@@ -47,16 +47,21 @@ function startTime(job: KubeObject): number | undefined {
   return parseTime((job.status as { startTime?: unknown } | undefined)?.startTime)?.getTime();
 }
 
-/** Oldest first by `status.startTime`; Jobs without one sort last (newest), then by name. */
-function compareByStartTime(a: KubeObject, b: KubeObject): number {
-  const ta = startTime(a);
-  const tb = startTime(b);
-  if (ta !== tb) {
-    if (ta === undefined) return 1;
-    if (tb === undefined) return -1;
-    return ta - tb;
-  }
-  return compareStrings(a.metadata.name, b.metadata.name);
+/**
+ * Oldest first by `status.startTime`; Jobs without one sort last (newest), then by name. Each
+ * start time is parsed once, not once per comparison.
+ */
+function sortByStartTime(jobs: readonly KubeObject[]): KubeObject[] {
+  const keyed = jobs.map((job) => ({ job, time: startTime(job) }));
+  keyed.sort((a, b) => {
+    if (a.time !== b.time) {
+      if (a.time === undefined) return 1;
+      if (b.time === undefined) return -1;
+      return a.time - b.time;
+    }
+    return compareStrings(a.job.metadata.name, b.job.metadata.name);
+  });
+  return keyed.map((k) => k.job);
 }
 
 /**
@@ -71,8 +76,10 @@ export function selectHistoryToPrune(jobs: readonly KubeObject[], limits: Histor
     ["Complete", limits.succeeded],
     ["Failed", limits.failed],
   ] as const) {
-    const finished = jobs.filter((j) => !isBeingDeleted(j) && jobOutcome(j) === outcome).sort(compareByStartTime);
-    pruned.push(...finished.slice(0, Math.max(0, finished.length - limit)));
+    const finished = jobs.filter((j) => !isBeingDeleted(j) && jobOutcome(j) === outcome);
+    // Within the limit nothing is pruned, so there is no order to establish.
+    if (finished.length <= limit) continue;
+    pruned.push(...sortByStartTime(finished).slice(0, finished.length - limit));
   }
   return pruned;
 }
