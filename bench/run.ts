@@ -171,7 +171,15 @@ interface SizeResult {
   byConns: Map<number, Map<string, Stat>>;
 }
 
+/** Compiles `dir`'s src/ to dist/ (`npm run build`): the service is measured as production runs it. */
+function build(dir: string): void {
+  const result = spawnSync(process.execPath, ["scripts/build.mjs"], { cwd: dir, stdio: "inherit" });
+  if (result.status !== 0) throw new Error(`npm run build failed in ${dir}`);
+}
+
 async function main(): Promise<void> {
+  build(ROOT);
+  if (BEFORE) build(BEFORE);
   const startedAt = new Date();
   const loadBefore = os.loadavg();
   const cronNow = NOW.toISOString();
@@ -325,7 +333,7 @@ function report(r: {
     `- Load average (1/5/15 min) before: ${r.loadBefore.map((v) => v.toFixed(2)).join(" / ")}, after: ${r.loadAfter.map((v) => v.toFixed(2)).join(" / ")}. ` +
       "Client, servers and anything else running share the cores: compare rows of one run with each other (same body, alternating rounds), not with other machines.",
     `- Servers, each its own process: **echo** — bare \`node:http\` that reads the body, \`JSON.parse\`s it and answers \`JSON.stringify\` of it (the floor of any JSON hook on this runtime); ` +
-      "**metahooks** — `startService` with every feature on (express, pino at `info` writing one line per call to stdout → /dev/null, prom-client metrics, request and response checks); " +
+      "**metahooks** — `startService` from the compiled `dist/` (as `node dist/main.js serve` runs in the image; `npm run build` first) with every feature on (express, pino at `info` writing one line per call to stdout → /dev/null, prom-client metrics, request and response checks); " +
       (r.servers.includes("before") ? "**before** — the same service from the revision in `BENCH_BEFORE`; " : "") +
       "**python** — bench/python-hook.py, a minimal hook like Metacontroller's Python examples (stdlib `http.server.HTTPServer`, one request at a time, HTTP/1.0 so one connection per call; `json`; keeps the observed Jobs, builds one; no validation).",
     `- Load: bench/load.ts, a closed-loop client on raw sockets (µs timer), keep-alive where the server allows it. Per body and connection count: 0.3 s warm-up each, then ${ROUNDS} rounds × ${SECONDS} s per server in alternating order.`,

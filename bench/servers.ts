@@ -1,7 +1,7 @@
 /**
  * The Node servers of the benchmark, each in its own process so the load client (in the parent)
  * does not share their event loop. Started by bench/run.ts with an IPC channel:
- *   tsx bench/servers.ts hook   the real service (startService: every feature on, logging at
+ *   tsx bench/servers.ts hook   the real service from dist/ (startService: every feature on, logging at
  *                               `info` to stdout, which the bench points at /dev/null);
  *                               env BENCH_NOW (RFC 3339) fixes its clock
  *   tsx bench/servers.ts echo   a bare node:http server that reads the body, JSON.parses it and
@@ -15,10 +15,15 @@
 import http from "node:http";
 import inspector from "node:inspector";
 import type { AddressInfo } from "node:net";
-import { loadServiceConfig } from "../src/config.ts";
-import { startService } from "../src/server.ts";
-import { configureControllers } from "../src/controllers/registry.ts";
 import { breakdown, type CpuProfile } from "./profile.ts";
+
+// The service runs as production runs it: the compiled dist/ (`node dist/main.js serve` in the
+// image), which bench/run.ts builds first. Through tsx the same code costs more per call (esbuild
+// keeps function names with a helper call at every closure it creates).
+const dist = (path: string) => new URL(`../dist/${path}`, import.meta.url).href;
+const { loadServiceConfig } = (await import(dist("config.js"))) as typeof import("../src/config.ts");
+const { startService } = (await import(dist("server.js"))) as typeof import("../src/server.ts");
+const { configureControllers } = (await import(dist("controllers/registry.js"))) as typeof import("../src/controllers/registry.ts");
 
 const mode = process.argv[2];
 const send = (m: unknown) => process.send?.(m);

@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type express from "express";
-import type { NextFunction, Request, Response } from "express";
+import type { Request, Response } from "express";
 import type { Logger } from "pino";
 import { HookError, malformedJson } from "../errors.ts";
 import { formatDecisions, runHook, type HookName } from "../metacontroller/run-hook.ts";
@@ -13,7 +13,7 @@ import type { ConfiguredController } from "../controllers/registry.ts";
 import { createMetrics, outcomeOf, recordDecisions, recordInvalidParent, type HookMetrics, type HookOutcome } from "./metrics.ts";
 import { createAdmissionRouter } from "../admission/routes.ts";
 import { ByteBudget, RETRY_AFTER_SECONDS } from "./body.ts";
-import { createListenerApp, postOnly, sendError, sendJson } from "./listener.ts";
+import { createListenerApp, postOnly, sendError, sendJson, type BodyReader } from "./listener.ts";
 
 export { RETRY_AFTER_SECONDS };
 
@@ -85,18 +85,18 @@ export function createApp(options: AppOptions): express.Express {
   const logsAnswers = options.logger.isLevelEnabled("info");
 
   /**
-   * First on every hook route: measures the call, counts it when the answer is done (or the
-   * client went away), and arms the time budget. Runs before authentication so 401s and 429s are
+   * Starts measuring a hook call: counts it when the answer is done (or the client went away),
+   * frees its slot, and arms the time budget. Runs before authentication, so 401s and 429s are
    * counted too.
+   * @returns when the call started (`process.hrtime.bigint()`, ns)
    */
-  const track = (controller: string, hook: HookName) => (req: Request, res: Response, next: NextFunction) => {
+  const trackCall = (req: Request, res: Response, controller: string, hook: HookName): bigint => {
     const started = process.hrtime.bigint();
-    res.locals.startedNs = started;
     res.locals.hookLog = { controller, hook } satisfies HookLogFields;
     const length = Number(req.headers["content-length"]);
     if (Number.isFinite(length) && length >= 0) metrics.requestSize.observe({ controller, hook }, length);
     // A hook is synchronous, so this timer only fires while the body is still arriving (a slow or
-    // stalled client); a slow hook is caught after it returns (see the route handler).
+    // stalled client); a slow hook is caught after it returns (see serveHook).
     const timer = setTimeout(() => {
       if (res.headersSent) return;
       res.locals.outcome = "timeout";
@@ -116,23 +116,23 @@ export function createApp(options: AppOptions): express.Express {
       metrics.requests.inc({ controller, hook, code: res.writableFinished ? String(res.statusCode) : "0", outcome });
       metrics.duration.observe({ controller, hook, outcome }, seconds);
     });
-    next();
+    return started;
   };
 
   const authenticate = options.authenticate;
-  const guard = (req: Request, res: Response, next: NextFunction) => {
+  /** @throws HookError 401 (with `WWW-Authenticate`) when a token is configured and this one is not valid */
+  const checkToken = (req: Request, res: Response): void => {
     if (authenticate && !authenticate(req.headers.authorization)) {
       res.setHeader("WWW-Authenticate", 'Bearer realm="metahooks"');
       throw new HookError(401, "unauthorized", "missing or invalid bearer token");
     }
-    next();
   };
 
   // A slot is taken only once the whole body is here: a client trickling its body holds bytes of
   // the budget (what it has sent), never a slot, so slow uploads cannot starve real calls. The
   // server's request timeout and the time budget bound how long it may trickle.
-  const admit = (_req: Request, res: Response, next: NextFunction) => {
-    if (res.headersSent) return;
+  /** @throws HookError 429 (with `Retry-After`) when every slot is taken */
+  const takeSlot = (res: Response): void => {
     if (inFlight >= maxConcurrent) {
       // Without Retry-After Metacontroller requeues at once, which would turn overload into a
       // hot loop; with it the parent is retried after that many seconds.
@@ -142,15 +142,50 @@ export function createApp(options: AppOptions): express.Express {
     inFlight++;
     res.locals.admitted = true;
     metrics.inFlight.set(inFlight);
-    next();
   };
 
+  /**
+   * The handler of one hook route, in the order every call goes through: measure → authenticate →
+   * read the body → take a slot → run the hook → count its decisions → answer. One handler, not a
+   * chain of middleware: each step is a plain call, so a call costs one route dispatch. A thrown
+   * {@link HookError} (or a rejected body read) reaches the app's error handler through express.
+   */
+  const serveHook = (def: ConfiguredController["def"], hook: HookName, kindOptions: unknown, readBody: BodyReader) => async (req: Request, res: Response): Promise<void> => {
+    const started = trackCall(req, res, def.name, hook);
+    checkToken(req, res);
+    const body = await readBody(req, res);
+    // The budget timer answered while the body was arriving: nothing more to say.
+    if (res.headersSent) return;
+    takeSlot(res);
+    const log = res.locals.hookLog as HookLogFields;
+    if (body === undefined) throw malformedJson("empty body");
+    const result = runHook(def, hook, body, clock(), kindOptions);
+    Object.assign(log, result.summary);
+    // A 200 is logged at info: below that level the decisions string would never be printed.
+    if (logsAnswers) log.decision = formatDecisions(result.decisions);
+    const elapsedMs = Number(process.hrtime.bigint() - started) / 1e6;
+    if (elapsedMs > budgetMs) {
+      log.decision ??= formatDecisions(result.decisions); // the 503 is logged at error
+      // Metacontroller may already have given up; a 503 makes it retry instead of applying an
+      // answer computed too late. The decisions are not counted: nothing was applied.
+      res.locals.outcome = "timeout";
+      throw budgetExceeded(budgetMs);
+    }
+    recordDecisions(metrics, def.name, result.decisions);
+    // The hook reports its own parent problem; nothing is validated a second time here.
+    if (result.invalidReason !== undefined) recordInvalidParent(metrics, def.name, result.invalidReason);
+    if ("children" in result.response) {
+      log.children = result.response.children.length;
+      metrics.childrenDesired.observe({ controller: def.name, hook }, result.response.children.length);
+    }
+    sendJson(res, result.response);
+  };
   return createListenerApp({
     logger: options.logger,
     quietPaths: ["/healthz", "/readyz"],
     ...(options.isDraining ? { isDraining: options.isDraining } : {}),
     body: { limitBytes: bodyLimitBytes, budget },
-    mount(app, readJson) {
+    mount(app, readJson, readBody) {
       app.locals.metrics = metrics;
       app.get("/healthz", (_req, res) => {
         res.json({ status: "ok" });
@@ -163,32 +198,7 @@ export function createApp(options: AppOptions): express.Express {
       for (const { def, options: kindOptions } of options.controllers) {
         const hooks: HookName[] = def.hasCustomize ? ["sync", "finalize", "customize"] : ["sync", "finalize"];
         for (const hook of hooks) {
-          app.post(`/${hook}/${def.name}`, track(def.name, hook), guard, readJson, admit, (req: Request, res: Response) => {
-            // The budget timer answered while the body was arriving: nothing more to say.
-            if (res.headersSent) return;
-            const log = res.locals.hookLog as HookLogFields;
-            if (req.body === undefined) throw malformedJson("empty body");
-            const result = runHook(def, hook, req.body, clock(), kindOptions);
-            Object.assign(log, result.summary);
-            // A 200 is logged at info: below that level the decisions string would never be printed.
-            if (logsAnswers) log.decision = formatDecisions(result.decisions);
-            const elapsedMs = Number(process.hrtime.bigint() - (res.locals.startedNs as bigint)) / 1e6;
-            if (elapsedMs > budgetMs) {
-              log.decision ??= formatDecisions(result.decisions); // the 503 is logged at error
-              // Metacontroller may already have given up; a 503 makes it retry instead of applying an
-              // answer computed too late. The decisions are not counted: nothing was applied.
-              res.locals.outcome = "timeout";
-              throw budgetExceeded(budgetMs);
-            }
-            recordDecisions(metrics, def.name, result.decisions);
-            // The hook reports its own parent problem; nothing is validated a second time here.
-            if (result.invalidReason !== undefined) recordInvalidParent(metrics, def.name, result.invalidReason);
-            if ("children" in result.response) {
-              log.children = result.response.children.length;
-              metrics.childrenDesired.observe({ controller: def.name, hook }, result.response.children.length);
-            }
-            sendJson(res, result.response);
-          });
+          app.post(`/${hook}/${def.name}`, serveHook(def, hook, kindOptions, readBody));
           app.all(`/${hook}/${def.name}`, postOnly);
         }
       }

@@ -21,11 +21,21 @@ export interface ListenerAppOptions {
   quietPaths: readonly string[];
   /** While true every answer carries `Connection: close`. @default never */
   isDraining?: () => boolean;
-  /** Adds the listener's own routes; `readJson` is the body reader to put before a handler. */
-  mount: (app: express.Express, readJson: RequestHandler) => void;
+  /**
+   * Adds the listener's own routes: `readJson` is the body reader to put before a handler (it sets
+   * `req.body`); `readBody` is the same reader for a handler that reads the body itself.
+   */
+  mount: (app: express.Express, readJson: RequestHandler, readBody: BodyReader) => void;
   /** Body limit and in-flight budget, shared by every listener of the process. */
   body: BodyLimits;
 }
+
+/**
+ * Reads and parses a request's JSON body with the listener's limits ({@link readJsonBody}); the
+ * bytes it reserves of the in-flight budget are released when the response closes.
+ * @throws HookError 400, 413, 415 or 429, as {@link readJsonBody}
+ */
+export type BodyReader = (req: Request, res: Response) => Promise<unknown>;
 
 /**
  * Builds an express app with the common parts around `mount`'s routes: request logger first,
@@ -51,12 +61,15 @@ export function createListenerApp(options: ListenerAppOptions): express.Express 
   } as typeof writeHead;
   app.use(createRequestLogger(options.logger, options.quietPaths));
 
-  const readJson: RequestHandler = async (req, res, next) => {
-    if (res.headersSent) return; // the time budget answered while the body was arriving
+  const readBody: BodyReader = (req, res) => {
     let reserved = 0;
     res.once("close", () => options.body.budget.release(reserved));
+    return readJsonBody(req, options.body, (bytes) => (reserved += bytes));
+  };
+  const readJson: RequestHandler = async (req, res, next) => {
+    if (res.headersSent) return; // the time budget answered while the body was arriving
     try {
-      req.body = await readJsonBody(req, options.body, (bytes) => (reserved += bytes));
+      req.body = await readBody(req, res);
     } catch (err) {
       next(err);
       return;
@@ -64,7 +77,7 @@ export function createListenerApp(options: ListenerAppOptions): express.Express 
     next();
   };
 
-  options.mount(app, readJson);
+  options.mount(app, readJson, readBody);
 
   app.use((req: Request, _res: Response, next: NextFunction) => {
     next(new HookError(404, "not_found", `no route for ${req.method} ${req.path}`));
