@@ -211,15 +211,15 @@ function invalidPlan(problems: SpecProblem[]): InvalidPlan {
 }
 
 /**
- * Decides one sync.
+ * Decides one sync: the spec, the triggers' choice of build, the current build's record, the
+ * phase (with the build Job's fate and the Deployment wanted), retention — in that order, each
+ * step reading only what the steps before it decided.
  *
  * @param now - this call's clock: poll slots and the digest grace are measured with it
  * @param options - the build images
  */
 export function planSync(observed: ObservedCIBuild, now: Date, options: CIBuildOptions): CIBuildPlan {
-  const { parent, previous, pods, buildJobs: jobs, probeJobs } = observed;
-  const parentName = parent.metadata.name;
-  const generation = parent.metadata.generation;
+  const { parent, previous, buildJobs: jobs } = observed;
   // Measured before anything reads the spec: the build hash and normalisation recurse over the
   // spec, and past this bound nothing in it is looked at.
   const tooDeep = nestingProblem(parent);
@@ -228,57 +228,131 @@ export function planSync(observed: ObservedCIBuild, now: Date, options: CIBuildO
   if (!check.valid) return invalidPlan(check.problems);
   const spec = check.spec;
 
-  const names = childNames(parentName);
-  const pollDecisions: Decision[] = [];
-  const probeChildren: KubeObject[] = [];
-
-  // Triggers: the latest seen commit chooses the build (its commit enters the build hash).
-  let choice: BuildChoice = { hash: computeBuildHash(parent.spec) };
-  let triggers: TriggerState | undefined;
-  let resyncAfterSeconds: number | undefined;
-  if (spec.triggers || probeJobs.length > 0) {
-    const probes = planProbes({
-      probes: probeJobs.map((j) => readProbe(j, pods)),
-      key: probeKey(spec),
-      active: spec.triggers?.pollIntervalSeconds !== undefined && !spec.suspend,
-      now,
-      seed: parent.metadata.uid ?? parentName,
-      parentName,
-      spec,
-      options,
-    });
-    probeChildren.push(...(spec.triggers ? probes.children : []));
-    if (probes.created) pollDecisions.push({ action: "create", object: probes.created, reason: "Poll" });
-    for (const name of spec.triggers ? probes.dropped : probeJobs.filter((j) => !isBeingDeleted(j)).map((j) => j.metadata.name)) {
-      pollDecisions.push({ action: "delete", object: name, reason: spec.triggers ? "ProbeSuperseded" : "PollDisabled" });
-    }
-    if (probes.nextInSeconds !== undefined) resyncAfterSeconds = Math.round((probes.nextInSeconds + RESYNC_PAD_SECONDS) * 1000) / 1000;
-    if (spec.triggers) {
-      const probe = probes.latest;
-      const latest = latestCommit({ spec, carried: previous.latestCommit, push: readPushAnnotation(parent), probe });
-      triggers = { latest, probe };
-      choice = chooseBuild({
-        rawSpec: parent.spec,
-        spec,
-        latest,
-        current: previous.currentBuild,
-        lastSuccessful: previous.lastSuccessfulBuild,
-        observedHashes: new Set(jobs.flatMap((j) => (j.buildHash && !j.beingDeleted ? [j.buildHash] : []))),
-      });
-    }
-  }
+  const names = childNames(parent.metadata.name);
+  const polled = planTriggers(observed, spec, now, options);
+  const { choice } = polled;
   const hash = choice.hash;
-  const jobName = buildJobName(parentName, hash);
-
-  // The current build: carried, recovered or fresh, folded with its observed Job and Pods.
-  const currentJob: ObservedBuildJob | undefined = jobs.find((j) => j.name === jobName);
+  const jobName = buildJobName(parent.metadata.name, hash);
+  const currentJob = jobs.find((j) => j.name === jobName);
   const observedDeployment = observed.children.deployments.find((d) => d.metadata.name === names.deployment);
+  const current = planCurrentBuild({ observed, spec, choice, jobName, currentJob, observedDeployment, now });
+  const { record } = current;
+  const outcome = decidePhase({ spec, choice, record, currentJob, previousSuccess: previous.lastSuccessfulBuild, observedDeployment });
+
+  // Retention of the other Jobs; the deployed build's Job is always kept.
+  const retention = retainJobs(
+    jobs.filter((j) => j.name !== jobName),
+    outcome.lastSuccessful?.name,
+    spec.retention,
+    spec.suspend,
+  );
+  const decisions: Decision[] = [...polled.decisions];
+  const jobDecision = buildJobDecision(outcome, record, currentJob, jobName, choice);
+  if (jobDecision) decisions.push(jobDecision);
+  const deployDecision = deploymentDecision(outcome.deployment, observedDeployment, names.deployment);
+  if (deployDecision) decisions.push(deployDecision);
+  for (const dropped of retention.drop) {
+    if (dropped.reason !== "Deleting") decisions.push({ action: "delete", object: dropped.job.name, reason: dropped.reason });
+  }
+
+  const resync =
+    current.digestWakeSeconds === undefined
+      ? polled.resyncAfterSeconds
+      : Math.min(polled.resyncAfterSeconds ?? current.digestWakeSeconds, current.digestWakeSeconds);
+  return {
+    ...outcome,
+    spec,
+    hash,
+    choice,
+    record,
+    probeChildren: polled.probeChildren,
+    keptJobs: retention.keep,
+    observedDeployment,
+    triggers: polled.triggers,
+    resyncAfterSeconds: resync !== undefined && resync > 0 ? resync : undefined,
+    decisions,
+  };
+}
+
+/** What {@link planTriggers} decides. */
+interface TriggerStep {
+  /** The build to work on (the plain spec hash without triggers). */
+  choice: BuildChoice;
+  /** Set iff `spec.triggers` is. */
+  triggers: TriggerState | undefined;
+  /** Poll probe Jobs to keep or create. */
+  probeChildren: KubeObject[];
+  /** Probe Jobs created and deleted. */
+  decisions: Decision[];
+  /** Seconds until just inside the next poll slot, while polling. */
+  resyncAfterSeconds: number | undefined;
+}
+
+/**
+ * Triggers: the poll probes (kept, created, or all deleted once polling is off), and the latest
+ * seen commit, which chooses the build (its commit enters the build hash).
+ */
+function planTriggers(observed: ObservedCIBuild, spec: NormalizedSpec, now: Date, options: CIBuildOptions): TriggerStep {
+  const { parent, previous, pods, buildJobs: jobs, probeJobs } = observed;
+  const parentName = parent.metadata.name;
+  const step: TriggerStep = { choice: { hash: computeBuildHash(parent.spec) }, triggers: undefined, probeChildren: [], decisions: [], resyncAfterSeconds: undefined };
+  if (!spec.triggers && probeJobs.length === 0) return step;
+  const probes = planProbes({
+    probes: probeJobs.map((j) => readProbe(j, pods)),
+    key: probeKey(spec),
+    active: spec.triggers?.pollIntervalSeconds !== undefined && !spec.suspend,
+    now,
+    seed: parent.metadata.uid ?? parentName,
+    parentName,
+    spec,
+    options,
+  });
+  step.probeChildren.push(...(spec.triggers ? probes.children : []));
+  if (probes.created) step.decisions.push({ action: "create", object: probes.created, reason: "Poll" });
+  for (const name of spec.triggers ? probes.dropped : probeJobs.filter((j) => !isBeingDeleted(j)).map((j) => j.metadata.name)) {
+    step.decisions.push({ action: "delete", object: name, reason: spec.triggers ? "ProbeSuperseded" : "PollDisabled" });
+  }
+  if (probes.nextInSeconds !== undefined) step.resyncAfterSeconds = Math.round((probes.nextInSeconds + RESYNC_PAD_SECONDS) * 1000) / 1000;
+  if (spec.triggers) {
+    const probe = probes.latest;
+    const latest = latestCommit({ spec, carried: previous.latestCommit, push: readPushAnnotation(parent), probe });
+    step.triggers = { latest, probe };
+    step.choice = chooseBuild({
+      rawSpec: parent.spec,
+      spec,
+      latest,
+      current: previous.currentBuild,
+      lastSuccessful: previous.lastSuccessfulBuild,
+      observedHashes: new Set(jobs.flatMap((j) => (j.buildHash && !j.beingDeleted ? [j.buildHash] : []))),
+    });
+  }
+  return step;
+}
+
+/**
+ * The current build: carried, recovered or fresh, folded with its observed Job and Pods; a
+ * succeeded build still waiting for its digest reads as running.
+ *
+ * @returns the record, and while waiting for the digest the seconds until the next check
+ */
+function planCurrentBuild(input: {
+  observed: ObservedCIBuild;
+  spec: NormalizedSpec;
+  choice: BuildChoice;
+  jobName: string;
+  currentJob: ObservedBuildJob | undefined;
+  observedDeployment: KubeObject | undefined;
+  now: Date;
+}): { record: BuildRecord; digestWakeSeconds: number | undefined } {
+  const { observed, spec, choice, jobName, currentJob, observedDeployment } = input;
+  const { previous, pods } = observed;
+  const hash = choice.hash;
   const carried =
     previous.currentBuild?.buildHash === hash && previous.currentBuild.name === jobName
       ? previous.currentBuild
       : (recoverRecordFromDeployment(observedDeployment, jobName, hash, spec) ??
         (choice.fromLastSuccessful ? recordFromLastSuccessful(previous.lastSuccessfulBuild!, spec) : undefined));
-  const fresh = newRecord(jobName, hash, generation, spec);
+  const fresh = newRecord(jobName, hash, observed.parent.metadata.generation, spec);
   if (choice.commit) fresh.commitSHA = choice.commit;
   let record = foldCurrentBuild(carried ?? fresh, currentJob, pods, spec);
   if (choice.hold && !currentJob && record.phase === "Pending") {
@@ -290,49 +364,17 @@ export function planSync(observed: ObservedCIBuild, now: Date, options: CIBuildO
   }
   // A succeeded Job whose finished Pod is not observed yet: deploy nothing new until the digest
   // arrives (or the grace ends), so the Deployment rolls out once, straight to the digest.
-  const digestWait = record.phase === "Succeeded" && !record.digest && currentJob ? digestWaitSeconds(currentJob, pods, now) : undefined;
-  if (digestWait !== undefined) {
-    const { completionTime: _unsure, ...rest } = record;
-    record = {
+  const digestWait = record.phase === "Succeeded" && !record.digest && currentJob ? digestWaitSeconds(currentJob, pods, input.now) : undefined;
+  if (digestWait === undefined) return { record, digestWakeSeconds: undefined };
+  const { completionTime: _unsure, ...rest } = record;
+  return {
+    record: {
       ...rest,
       phase: "Running",
       reason: BuildReason.WaitingForDigest,
       message: `build Job ${jobName} succeeded; waiting for its Pod to report the pushed digest (up to ${DIGEST_GRACE_SECONDS}s after completion, then the tag is deployed)`,
-    };
-    const wake = Math.round(Math.min(DIGEST_WAIT_RESYNC_SECONDS, digestWait + RESYNC_PAD_SECONDS) * 1000) / 1000;
-    resyncAfterSeconds = resyncAfterSeconds === undefined ? wake : Math.min(resyncAfterSeconds, wake);
-  }
-
-  const outcome = decidePhase({ spec, hash, choice, record, currentJob, previousSuccess: previous.lastSuccessfulBuild, observedDeployment });
-
-  // Retention of the other Jobs; the deployed build's Job is always kept.
-  const retention = retainJobs(
-    jobs.filter((j) => j.name !== jobName),
-    outcome.lastSuccessful?.name,
-    spec.retention,
-    spec.suspend,
-  );
-  const decisions: Decision[] = [...pollDecisions];
-  const jobDecision = buildJobDecision(outcome, record, currentJob, jobName, choice);
-  if (jobDecision) decisions.push(jobDecision);
-  const deployDecision = deploymentDecision(outcome.deployment, observedDeployment, names.deployment);
-  if (deployDecision) decisions.push(deployDecision);
-  for (const dropped of retention.drop) {
-    if (dropped.reason !== "Deleting") decisions.push({ action: "delete", object: dropped.job.name, reason: dropped.reason });
-  }
-
-  return {
-    ...outcome,
-    spec,
-    hash,
-    choice,
-    record,
-    probeChildren,
-    keptJobs: retention.keep,
-    observedDeployment,
-    triggers,
-    resyncAfterSeconds: resyncAfterSeconds !== undefined && resyncAfterSeconds > 0 ? resyncAfterSeconds : undefined,
-    decisions,
+    },
+    digestWakeSeconds: Math.round(Math.min(DIGEST_WAIT_RESYNC_SECONDS, digestWait + RESYNC_PAD_SECONDS) * 1000) / 1000,
   };
 }
 
@@ -351,7 +393,6 @@ type PhaseOutcome = PickEach<ValidPlan, "kind" | "phase" | "job" | "lastSuccessf
  */
 function decidePhase(input: {
   spec: NormalizedSpec;
-  hash: string;
   choice: BuildChoice;
   record: BuildRecord;
   currentJob: ObservedBuildJob | undefined;
