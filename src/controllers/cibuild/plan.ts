@@ -27,12 +27,12 @@ import { DIGEST_GRACE_SECONDS, DIGEST_WAIT_RESYNC_SECONDS, digestWaitSeconds } f
 import {
   TERMINAL,
   deployedFromObserved,
-  successfulBuildOf,
   digestFromDeployment,
   foldCurrentBuild,
   newRecord,
   recordFromLastSuccessful,
   recoverRecordFromDeployment,
+  successfulBuildOf,
 } from "./build-record.ts";
 import type { ObservedCIBuild } from "./observe.ts";
 
@@ -56,7 +56,7 @@ export interface DeploymentDisabled {
 }
 
 /** `deploy.enabled`, but no build has succeeded and no Deployment is observed: nothing to run yet. */
-export interface DeploymentWaiting {
+export interface DeploymentNoImage {
   kind: "NoImage";
 }
 
@@ -70,7 +70,7 @@ export interface DeploymentRollout {
 }
 
 /** What is wanted of the app Deployment. */
-export type DeploymentPlan = DeploymentDisabled | DeploymentWaiting | DeploymentRollout;
+export type DeploymentPlan = DeploymentDisabled | DeploymentNoImage | DeploymentRollout;
 
 /** What the triggers saw; only with `spec.triggers`. */
 export interface TriggerState {
@@ -403,7 +403,8 @@ function decidePhase(input: {
   // A finished build's Job is kept while observed; once gone it is never created again.
   const finishedJob = currentJob !== undefined && !currentJob.beingDeleted ? "keep" : "none";
   if (record.phase === "Succeeded") {
-    // A success becomes the deployed build.
+    // A success becomes the deployed build, so the rollout judged here is always the current
+    // build's own.
     const success = successfulBuildOf(record, spec);
     const deployment = deploymentOf(spec, success, observedDeployment);
     const built = { job: finishedJob, lastSuccessful: success } as const;
@@ -431,7 +432,7 @@ function decidePhase(input: {
 
 /**
  * The Deployment wanted while `deploy.enabled`: running `deployed` when some build is known.
- * Given a build, never {@link DeploymentWaiting}.
+ * Given a build, never {@link DeploymentNoImage}.
  */
 function deploymentOf(spec: NormalizedSpec, deployed: DeployedBuild, observed: KubeObject | undefined): DeploymentDisabled | DeploymentRollout;
 function deploymentOf(spec: NormalizedSpec, deployed: DeployedBuild | undefined, observed: KubeObject | undefined): DeploymentPlan;

@@ -8,6 +8,7 @@
  */
 import type { KubeObject } from "../../metacontroller/contract.ts";
 import type { HookResult } from "../types.ts";
+import type { ConditionInput } from "../../kube/conditions.ts";
 import { reemitObserved, sortChildren } from "../../kube/objects.ts";
 import type { CIBuildOptions } from "./options.ts";
 import type { CIBuildStatus } from "./schema.ts";
@@ -104,7 +105,8 @@ function renderValid(observed: ObservedCIBuild, plan: ValidPlan, now: Date, opti
   return { response, decisions: plan.decisions };
 }
 
-type ConditionBody = { status: "True" | "False" | "Unknown"; reason: string; message: string };
+/** A condition's status, reason and message (type and times are added around it). */
+type ConditionBody = Pick<ConditionInput, "status" | "reason" | "message">;
 
 /** The `Deployed` condition of a Deployment plan. */
 function deployedCondition(deployment: DeploymentPlan): { type: typeof ConditionType.Deployed } & ConditionBody {
