@@ -13,7 +13,7 @@ import { nestingProblem } from "../../kube/nesting.ts";
 import { isBeingDeleted } from "../../kube/jobs.ts";
 import { checkSpec, type NormalizedSpec } from "./validate.ts";
 import type { CIBuildOptions } from "./options.ts";
-import type { BuildRecord, LatestCommit, SuccessfulBuild } from "./schema.ts";
+import type { BuildRecord, LatestCommit, Phase, SuccessfulBuild } from "./schema.ts";
 import { buildJobName, childNames, computeBuildHash } from "./naming.ts";
 import type { ObservedBuildJob } from "./build-state.ts";
 import { imageRefFor, observedAppImage, type DeployedBuild } from "./deployment.ts";
@@ -86,8 +86,12 @@ export interface TriggerState {
  */
 export type BuildJobAction = "create" | "keep" | "none";
 
-/** What every plan of a valid spec carries, whatever the phase. */
+/** What every plan of a valid spec carries; each variant narrows `phase`, `job` and what it deploys. */
 interface ValidPlanBase {
+  /** `status.phase`. */
+  phase: Phase;
+  job: BuildJobAction;
+  /** The spec with its defaults applied. */
   spec: NormalizedSpec;
   /** The current build hash: the build Job's name suffix and `status.buildHash`. */
   hash: string;
@@ -105,6 +109,7 @@ interface ValidPlanBase {
   triggers: TriggerState | undefined;
   /** Seconds until the next poll slot or digest check (> 0); unset when no wake-up is needed. */
   resyncAfterSeconds: number | undefined;
+  /** What this answer creates, updates, deletes or skips, in the order decided (logs, `explain`). */
   decisions: Decision[];
 }
 
@@ -112,6 +117,7 @@ interface ValidPlanBase {
 interface UnbuiltPlanBase extends ValidPlanBase {
   /** `status.lastSuccessfulBuild` as the previous status had it. */
   lastSuccessful: SuccessfulBuild | undefined;
+  /** Disabled, nothing to run yet, or an earlier build kept running. */
   deployment: DeploymentPlan;
 }
 
@@ -158,6 +164,7 @@ export interface BuildFailedPlan extends UnbuiltPlanBase {
  * Job is kept while observed and never created again.
  */
 interface BuiltPlanBase extends ValidPlanBase {
+  /** The current build, as `status.lastSuccessfulBuild`. */
   lastSuccessful: SuccessfulBuild;
   job: "keep" | "none";
 }
