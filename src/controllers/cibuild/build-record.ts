@@ -10,7 +10,7 @@ import type { NormalizedSpec } from "./validate.ts";
 import type { BuildRecord, SuccessfulBuild } from "./schema.ts";
 import { ANNOTATION_BUILD_HASH, ANNOTATION_BUILD_JOB } from "./naming.ts";
 import { DIGEST_PATTERN, readBuildPods, type ObservedBuildJob } from "./build-state.ts";
-import { observedAppImage } from "./deployment.ts";
+import { imageRefFor, observedAppImage, type DeployedBuild } from "./deployment.ts";
 import { BuildReason } from "./reasons.ts";
 
 /** Build phases after which a build record no longer changes. */
@@ -105,12 +105,21 @@ export function foldCurrentBuild(
 }
 
 /** The deployed build recovered from an observed Deployment when status was lost (a lost status never removes a running app). */
-export function deployedFromObserved(deployment: KubeObject | undefined): Pick<SuccessfulBuild, "name" | "buildHash" | "imageRef"> | undefined {
+export function deployedFromObserved(deployment: KubeObject | undefined): DeployedBuild | undefined {
   if (!deployment) return undefined;
   const image = observedAppImage(deployment);
   if (!image) return undefined;
   const annotations = deployment.metadata.annotations ?? {};
   return { name: annotations[ANNOTATION_BUILD_JOB] ?? "", buildHash: annotations[ANNOTATION_BUILD_HASH] ?? "", imageRef: image };
+}
+
+/** `status.lastSuccessfulBuild` for a succeeded build record: the build to deploy. */
+export function successfulBuildOf(record: BuildRecord, spec: NormalizedSpec): SuccessfulBuild {
+  const success: SuccessfulBuild = { name: record.name, buildHash: record.buildHash, imageRef: imageRefFor(spec, record.buildHash, record.digest) };
+  if (record.commitSHA) success.commitSHA = record.commitSHA;
+  if (record.digest) success.digest = record.digest;
+  if (record.completionTime) success.completionTime = record.completionTime;
+  return success;
 }
 
 /**

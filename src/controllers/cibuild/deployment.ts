@@ -29,12 +29,15 @@ export function isPinnedRef(ref: string): boolean {
   return ref.includes("@sha256:") || /:cibuild-[0-9a-f]{10}$/.test(ref);
 }
 
+/** The build a Deployment runs: its Job name, build hash and image reference. */
+export type DeployedBuild = Pick<SuccessfulBuild, "name" | "buildHash" | "imageRef">;
+
 /** What {@link deploymentFor} needs. */
 export interface DeploymentInput {
   parentName: string;
   spec: NormalizedSpec;
   /** The build the Deployment runs. */
-  build: Pick<SuccessfulBuild, "name" | "buildHash" | "imageRef">;
+  build: DeployedBuild;
 }
 
 /** Labels shared by the Deployment and its Service. */
