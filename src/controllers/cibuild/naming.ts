@@ -34,8 +34,10 @@ export const LABEL_PROBE_SLOT = "cicd.cicd.com/probe-slot";
 export const ANNOTATION_COMMIT = "cicd.cicd.com/commit";
 
 /**
- * Top-level spec keys that never trigger a rebuild (§7.4). `triggers` says *when* to build, not
- * what: adding or tuning it never rebuilds (its commits enter the hash instead).
+ * Top-level spec keys that never trigger a rebuild: they change how the built image is run
+ * (`deploy`), how many old builds are kept (`retention`) or whether to build at all (`suspend`),
+ * never what the image contains. `triggers` says *when* to build, not what: adding or tuning it
+ * never rebuilds (its commits enter the hash instead).
  */
 const NON_BUILD_KEYS = new Set(["deploy", "retention", "suspend", "triggers"]);
 

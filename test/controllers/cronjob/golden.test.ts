@@ -8,7 +8,10 @@ import { cronJobController } from "../../../src/controllers/cronjob/index.ts";
 
 const cases = loadGoldenCases("cronjob");
 
-test("there are golden CronJob fixtures for the main paths and every case C1-C9", () => {
+// c1…c9 are the upstream CronJob bug classes each kept as fixtures (test/fixtures/cronjob/c<N>-*):
+// outage, resume after suspend/deadline, DST fall-back, DST spring-forward, starting deadline,
+// a vanished Job, history limits, long names, Replace with two running Jobs.
+test("there are golden CronJob fixtures for the main paths and every bug class c1-c9", () => {
   const names = cases.map((c) => c.name);
   for (const id of ["c1", "c2", "c3", "c4", "c5", "c6", "c7", "c8", "c9"]) {
     assert.ok(names.some((n) => n.startsWith(`${id}-`)), `no fixture for ${id}`);
