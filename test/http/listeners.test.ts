@@ -234,3 +234,28 @@ test("REQUEST_TIMEOUT_MS: a client that never finishes its body is answered 408 
     }
   }
 });
+
+test("createListenerServer builds requests and responses with the app's prototypes, so express never has to swap them", async () => {
+  const { createListenerServer } = await import("../../src/http/listener.ts");
+  const app = hookApp();
+  const server = createListenerServer(app, { requestTimeoutMs: 5000, headersTimeoutMs: 5000 });
+  // Seen before express runs: the prototypes Node gave the objects.
+  const seen: Array<{ req: unknown; res: unknown }> = [];
+  server.prependListener("request", (req, res) => seen.push({ req: Object.getPrototypeOf(req), res: Object.getPrototypeOf(res) }));
+  server.listen(0, "127.0.0.1");
+  await new Promise<void>((r) => server.once("listening", () => r()));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    const answer = await send(`${url}/sync/cronjob`, SYNC);
+    assert.equal(answer.status, 200, answer.body);
+    assert.equal(JSON.parse(answer.body).children.length, 1, "express' request and response methods still work");
+    assert.equal((await send(`${url}/healthz`)).status, 200);
+    assert.equal(seen.length, 2);
+    for (const s of seen) {
+      assert.equal(s.req, app.request, "the request is born with app.request as its prototype");
+      assert.equal(s.res, app.response, "the response is born with app.response as its prototype");
+    }
+  } finally {
+    await stop(server);
+  }
+});
