@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { formatTime } from "../kube/time.ts";
-import { httpTransport, type HookTransport } from "./transport.ts";
+import { httpTransport, type HookReply, type HookTransport } from "./transport.ts";
 import { applyUpdate, withLastApplied } from "./merge.ts";
 import type { Scheduler } from "./scheduler.ts";
 import { DEFAULT_RESOURCES, labelsOf, matchesSelector, type LabelSelector, type ResourceInfo } from "./selectors.ts";
@@ -696,24 +696,26 @@ export class CompositeControllerEmulator {
   // ---------------------------------------------------------------- HTTP: the hook call
 
   async #post(hook: HookConfig, body: unknown): Promise<Obj> {
-    let res: { status: number; retryAfter?: string | undefined; text: string };
+    let res: HookReply;
     try {
       res = await this.#transport(hook.path, body, hook.timeoutMs);
     } catch (err) {
       throw new Error(`Post "${hook.path}": ${err instanceof Error ? err.message : String(err)}`);
     }
-    const text = res.text;
     if (res.status === 429) {
       const ra = res.retryAfter ?? null;
       const secs = ra !== null && /^\d+$/.test(ra) ? Number(ra) : 0;
       throw new RetryAfter(secs * 1000);
     }
-    if (res.status !== 200) throw new Error(`unsupported status code: ${res.status} body: ${text.slice(0, 200)}`);
+    if (res.status !== 200) throw new Error(`unsupported status code: ${res.status} body: ${res.text.slice(0, 200)}`);
     let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new Error(`invalid JSON in hook response: ${text.slice(0, 100)}`);
+    if (res.json !== undefined) parsed = res.json;
+    else {
+      try {
+        parsed = JSON.parse(res.text);
+      } catch {
+        throw new Error(`invalid JSON in hook response: ${res.text.slice(0, 100)}`);
+      }
     }
     if (parsed === null) return {};
     if (typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("hook response is not a JSON object");

@@ -10,12 +10,18 @@ import { toErrorBody } from "../errors.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
 import type { Decision } from "../controllers/types.ts";
 import { runHook, type HookName } from "../metacontroller/run-hook.ts";
+import { clone } from "./store.ts";
 
 /** An HTTP-level answer: status, `Retry-After` header (if any) and body text. */
 export interface HookReply {
   status: number;
   retryAfter?: string | undefined;
   text: string;
+  /**
+   * The body already parsed, when the transport has it without the text (in process): exactly
+   * what `JSON.parse(text)` gives, a copy the caller owns.
+   */
+  json?: unknown;
 }
 
 /**
@@ -81,8 +87,9 @@ export interface InProcessOptions {
  */
 export function inProcessTransport(controllers: readonly ConfiguredController[], options: InProcessOptions): HookTransport {
   return async (path, body) => {
-    // The request is handed over as is (a pure hook only reads it); the answer still goes through
-    // JSON text, as on the wire, so Metacontroller's side gets objects of its own to change.
+    // The request is handed over as is (a pure hook only reads it); the answer is copied with the
+    // wire's JSON semantics (clone), so Metacontroller's side gets objects of its own to change,
+    // exactly as parsed from the text. The text itself is only made when someone reads it.
     if (options.down?.()) throw new Error("dial tcp: connect: connection refused");
     const [, hook, kind] = path.split("/");
     const configured = controllers.find((c) => c.def.name === kind);
@@ -95,7 +102,14 @@ export function inProcessTransport(controllers: readonly ConfiguredController[],
     try {
       const result = runHook(configured.def, hook as HookName, request, at, configured.options);
       options.onCall?.({ kind: configured.def.name, hook: hook as HookName, at, request, result: { response: result.response, decisions: result.decisions } });
-      return { status: 200, text: JSON.stringify(result.response) };
+      const response = result.response;
+      return {
+        status: 200,
+        get text() {
+          return JSON.stringify(response);
+        },
+        json: clone(response),
+      };
     } catch (err) {
       options.onCall?.({ kind: configured.def.name, hook: hook as HookName, at, request });
       const { status, body: errorBody } = toErrorBody(err, "in-process");
