@@ -7,7 +7,9 @@
 
 /** Formats a Date as metav1.Time does (UTC, whole seconds, `Z`). */
 export function formatTime(date: Date): string {
-  return new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString().replace(".000Z", "Z");
+  // toISOString always writes milliseconds as `.sss` before the `Z`: cut them off.
+  const text = new Date(Math.floor(date.getTime() / 1000) * 1000).toISOString();
+  return text.endsWith(".000Z") ? `${text.slice(0, -5)}Z` : text;
 }
 
 /**
@@ -16,7 +18,20 @@ export function formatTime(date: Date): string {
  */
 export function parseTime(value: unknown): Date | undefined {
   if (typeof value !== "string") return undefined;
-  if (!/^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/.test(value)) return undefined;
-  const date = new Date(value);
-  return Number.isNaN(date.getTime()) ? undefined : date;
+  let ms = parsed.get(value);
+  if (ms === undefined) {
+    ms = RFC3339.test(value) ? new Date(value).getTime() : Number.NaN;
+    // A bounded memo of a pure function: a hook reads the same few timestamps (a Job's times, the
+    // status' times) on every call, and parsing date text costs more than a map lookup. Cleared
+    // whole when full, so no input stream can make it grow.
+    if (parsed.size >= PARSED_TIMES_MAX) parsed.clear();
+    if (value.length <= 64) parsed.set(value, ms);
+  }
+  return Number.isNaN(ms) ? undefined : new Date(ms);
 }
+
+const RFC3339 = /^\d{4}-\d{2}-\d{2}[Tt]\d{2}:\d{2}:\d{2}(\.\d+)?([Zz]|[+-]\d{2}:\d{2})$/;
+
+/** Parsed times by text (NaN: not a time). */
+const parsed = new Map<string, number>();
+const PARSED_TIMES_MAX = 4096;
