@@ -44,6 +44,9 @@ interface Frame {
  */
 export function findTooDeep(value: unknown, limit: number = MAX_NESTING_DEPTH): Array<string | number> | undefined {
   if (value === null || typeof value !== "object") return undefined;
+  // Nearly every value fits: say so without building frames (the check runs on every observed
+  // object of every hook call). The path is only searched for once something is too deep.
+  if (limit >= 1 && limit <= MAX_NESTING_DEPTH && fits(value, limit - 1)) return undefined;
   const stack: Frame[] = [{ value, depth: 1, key: "", parent: undefined }];
   while (stack.length > 0) {
     const frame = stack.pop()!;
@@ -63,6 +66,26 @@ export function findTooDeep(value: unknown, limit: number = MAX_NESTING_DEPTH): 
     }
   }
   return undefined;
+}
+
+/**
+ * Whether no container below `node` nests more than `levelsLeft` further levels. Recursive, but
+ * never deeper than `levelsLeft` (at most {@link MAX_NESTING_DEPTH}) calls: it stops at the bound.
+ */
+function fits(node: object, levelsLeft: number): boolean {
+  if (Array.isArray(node)) {
+    for (let i = 0; i < node.length; i++) {
+      const child: unknown = node[i];
+      if (child !== null && typeof child === "object" && (levelsLeft === 0 || !fits(child, levelsLeft - 1))) return false;
+    }
+    return true;
+  }
+  const record = node as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const child = record[key];
+    if (child !== null && typeof child === "object" && (levelsLeft === 0 || !fits(child, levelsLeft - 1))) return false;
+  }
+  return true;
 }
 
 function pathOf(frame: Frame): Array<string | number> {
