@@ -158,6 +158,8 @@ export class CompositeControllerEmulator {
   // Customize responses per parent uid/generation, and the related rules per parent key.
   #customizeCache = new Map<string, Obj[]>();
   #relatedRules = new Map<string, Obj[]>();
+  /** Hook answers handed over without a copy (in process): read-only. */
+  #shared = new WeakSet<object>();
 
   constructor(options: ControllerOptions) {
     const cc = options.compositeController;
@@ -409,7 +411,12 @@ export class CompositeControllerEmulator {
     const store = this.#store;
     const f = this.#faults;
     // Stale cache: reads come from the previous sync's snapshot (informers lag behind writes).
-    const current = store.snapshot();
+    // A snapshot (a copy of the store's map) is needed for the stale-cache faults, which read an
+    // older one later, and for related objects, which are read after this sync's claims wrote to
+    // children. Without both, everything below is read before this sync writes to it (the parent
+    // first, the children after a write to the parent only), so the live map is the same view.
+    const needsSnapshot = Boolean(f?.staleCacheRate || f?.relatedStaleRate || this.hooks.customize);
+    const current = needsSnapshot ? store.snapshot() : undefined;
     const previousSnapshot = this.#previousSnapshot;
     let view = current;
     if (f?.staleCacheRate && this.#previousSnapshot && f.rng() < f.staleCacheRate) {
@@ -418,7 +425,7 @@ export class CompositeControllerEmulator {
     }
     this.#previousSnapshot = current;
     const pref = this.#parentRef(key);
-    let P = view.get(storeKey(pref));
+    let P = view ? view.get(storeKey(pref)) : store.peek(pref);
     if (!P) return; // the parent is gone: nothing to do
     // Outside parentResource.labelSelector and without our finalizer: not ours to sync.
     if (this.#failsParentSelector(P) && !this.#hasF(P)) return;
@@ -498,11 +505,14 @@ export class CompositeControllerEmulator {
     if (f?.hookResponseLossRate && f.rng() < f.hookResponseLossRate) {
       throw new Error(`injected: hook response lost (Client.Timeout exceeded)`);
     }
-    record.response = response;
-    // No children means none; a child without a namespace gets the parent's.
+    // An answer handed over in process may share objects with the hook's: read it, never change
+    // it, and copy (with JSON's semantics) whatever is kept or written from it.
+    const shared = this.#shared.has(response);
+    record.response = shared && this.#keepRecords ? clone(response) : response;
+    // No children means none; a child without a namespace gets the parent's. Only the top level
+    // and metadata are changed here, so only they are copied.
     const desiredList: Obj[] = (response.children ?? []).map((c: Obj) => {
-      const d = c; // freshly parsed JSON: ours to change
-      d.metadata ??= {};
+      const d = { ...c, metadata: { ...(c.metadata ?? {}) } };
       if (!d.metadata.namespace && parent.metadata.namespace) d.metadata.namespace = parent.metadata.namespace;
       return d;
     });
@@ -521,8 +531,8 @@ export class CompositeControllerEmulator {
     const desired = new Map<string, Obj>();
     for (const d of desiredList) {
       if (this.generateSelector) {
-        d.metadata.labels ??= {};
-        if (!Object.hasOwn(d.metadata.labels, "controller-uid")) d.metadata.labels["controller-uid"] = parent.metadata.uid;
+        const labels = d.metadata.labels ?? {};
+        d.metadata.labels = Object.hasOwn(labels, "controller-uid") ? labels : { ...labels, "controller-uid": parent.metadata.uid };
       }
       desired.set(identity(d.apiVersion, d.kind, `${d.metadata.namespace ?? ""}/${d.metadata.name ?? ""}`), d);
     }
@@ -535,9 +545,9 @@ export class CompositeControllerEmulator {
     const errors: string[] = [];
     const gcFinalizer = (P2.metadata.finalizers ?? []).some((x: string) => GC_FINALIZERS.includes(x));
     const manage = !P2.metadata.deletionTimestamp || (hasFinalizeHook && this.#hasF(P2) && !gcFinalizer);
-    if (manage) this.#manageChildren(record, parent, observed, desired, errors);
+    if (manage) this.#manageChildren(record, parent, observed, desired, errors, shared);
     // Status is written even when child writes failed (they make the sync an error afterwards).
-    const newStatus = { ...(response.status ?? {}) } as Obj;
+    const newStatus = (shared ? clone(response.status ?? {}) : { ...(response.status ?? {}) }) as Obj;
     newStatus.observedGeneration = P2.metadata.generation;
     const live = store.peek(pref);
     if (live && !jsonEqual(live.status, newStatus)) {
@@ -551,7 +561,8 @@ export class CompositeControllerEmulator {
     if (errors.length) throw new Error(`children: ${errors.join("; ")}`);
   }
 
-  #manageChildren(record: SyncRecord, parent: Obj, observed: Map<string, Obj>, desired: Map<string, Obj>, errors: string[]): void {
+  /** @param shared - desired objects may share parts with the hook's answer (see #sync): written ones are copied first */
+  #manageChildren(record: SyncRecord, parent: Obj, observed: Map<string, Obj>, desired: Map<string, Obj>, errors: string[], shared: boolean): void {
     const store = this.#store;
     const ignore = (err: unknown, codes: number[]) => {
       if (err instanceof ApiError && codes.includes(err.code)) return;
@@ -570,7 +581,7 @@ export class CompositeControllerEmulator {
       const o = observed.get(id);
       if (!o) {
         // b. create
-        const obj = withLastApplied(d);
+        const obj = withLastApplied(shared ? clone(d) : d);
         const refs: Obj[] = obj.metadata.ownerReferences ?? [];
         if (!refs.some((r) => r.uid === parent.metadata.uid)) refs.push(makeControllerRef(parent));
         obj.metadata.ownerReferences = refs;
@@ -584,7 +595,7 @@ export class CompositeControllerEmulator {
       // c. update per strategy (OnDelete never acts on the merge result, so skip computing it)
       const method = this.#childRule(o)?.method ?? "OnDelete";
       if (method === "OnDelete" || o.metadata.deletionTimestamp) continue;
-      const { merged, changed } = applyUpdate(o, d);
+      const { merged, changed } = applyUpdate(o, shared ? clone(d) : d);
       if (!changed) continue;
       try {
         if (method === "Recreate") {
@@ -648,7 +659,7 @@ export class CompositeControllerEmulator {
 
   // ---------------------------------------------------------------- customize and related objects
 
-  async #related(parent: Obj, key: string, view: Map<string, Obj>): Promise<Record<string, Record<string, Obj>>> {
+  async #related(parent: Obj, key: string, view: Map<string, Obj> | undefined): Promise<Record<string, Record<string, Obj>>> {
     const hook = this.hooks.customize;
     if (!hook) return {};
     const cacheKey = `${parent.metadata.uid}/${parent.metadata.generation}`;
@@ -656,7 +667,7 @@ export class CompositeControllerEmulator {
     if (!rules) {
       const res = await this.#post(hook, { controller: { metadata: clone(this.#cc.metadata), spec: clone(this.#cc.spec), status: {} }, parent });
       if (!Array.isArray(res.relatedResources)) throw new Error("customize: relatedResources must be a list");
-      rules = res.relatedResources as Obj[];
+      rules = (this.#shared.has(res) ? clone(res.relatedResources) : res.relatedResources) as Obj[];
       this.#customizeCache.set(cacheKey, rules);
     }
     this.#relatedRules.set(key, rules);
@@ -709,7 +720,10 @@ export class CompositeControllerEmulator {
     }
     if (res.status !== 200) throw new Error(`unsupported status code: ${res.status} body: ${res.text.slice(0, 200)}`);
     let parsed: unknown;
-    if (res.json !== undefined) parsed = res.json;
+    if (res.json !== undefined) {
+      parsed = res.json;
+      if (parsed !== null && typeof parsed === "object") this.#shared.add(parsed);
+    }
     else {
       try {
         parsed = JSON.parse(res.text);

@@ -135,9 +135,16 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   }
   const ra = a as Record<string, unknown>;
   const rb = b as Record<string, unknown>;
-  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
-  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
-  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && jsonEqual(ra[k], rb[k]));
+  // Counted in loops rather than filtered lists: this runs on every store write.
+  let defined = 0;
+  for (const k of Object.keys(ra)) {
+    const va = ra[k];
+    if (va === undefined) continue;
+    defined++;
+    if (!Object.hasOwn(rb, k) || !jsonEqual(va, rb[k])) return false;
+  }
+  for (const k of Object.keys(rb)) if (rb[k] !== undefined) defined--;
+  return defined === 0;
 }
 
 /** Metadata fields only the server sets; a client write never changes them. */

@@ -10,7 +10,6 @@ import { toErrorBody } from "../errors.ts";
 import type { ConfiguredController } from "../controllers/registry.ts";
 import type { Decision } from "../controllers/types.ts";
 import { runHook, type HookName } from "../metacontroller/run-hook.ts";
-import { clone } from "./store.ts";
 
 /** An HTTP-level answer: status, `Retry-After` header (if any) and body text. */
 export interface HookReply {
@@ -18,8 +17,10 @@ export interface HookReply {
   retryAfter?: string | undefined;
   text: string;
   /**
-   * The body already parsed, when the transport has it without the text (in process): exactly
-   * what `JSON.parse(text)` gives, a copy the caller owns.
+   * The body as a value, when the transport has it without the text (in process): equal to
+   * `JSON.parse(text)` for everything the caller reads, but it may share objects with the hook's
+   * answer and hold values JSON would write differently, so the caller never changes it and
+   * copies (`clone`, JSON's semantics) whatever it keeps or writes.
    */
   json?: unknown;
 }
@@ -87,9 +88,8 @@ export interface InProcessOptions {
  */
 export function inProcessTransport(controllers: readonly ConfiguredController[], options: InProcessOptions): HookTransport {
   return async (path, body) => {
-    // The request is handed over as is (a pure hook only reads it); the answer is copied with the
-    // wire's JSON semantics (clone), so Metacontroller's side gets objects of its own to change,
-    // exactly as parsed from the text. The text itself is only made when someone reads it.
+    // The request is handed over as is (a pure hook only reads it), and so is the answer (the
+    // emulated Metacontroller copies what it keeps or writes). The text is only made when read.
     if (options.down?.()) throw new Error("dial tcp: connect: connection refused");
     const [, hook, kind] = path.split("/");
     const configured = controllers.find((c) => c.def.name === kind);
@@ -108,7 +108,7 @@ export function inProcessTransport(controllers: readonly ConfiguredController[],
         get text() {
           return JSON.stringify(response);
         },
-        json: clone(response),
+        json: response,
       };
     } catch (err) {
       options.onCall?.({ kind: configured.def.name, hook: hook as HookName, at, request });

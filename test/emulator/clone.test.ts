@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { clone } from "../../src/emulator/store.ts";
+import { clone, jsonEqual } from "../../src/emulator/store.ts";
 
 /** The definition clone() must match: JSON's round trip, thrown errors included. */
 function viaJson(value: unknown): { ok: true; value: unknown } | { ok: false } {
@@ -69,4 +69,33 @@ test("clone's copy shares nothing with its input", () => {
   copy.metadata.labels.a = "2";
   copy.list[0]!.x = 2;
   assert.deepStrictEqual(input, { metadata: { labels: { a: "1" } }, list: [{ x: 1 }] });
+});
+
+/** jsonEqual's definition: undefined-valued keys count as absent, key order does not matter. */
+function jsonEqualDefinition(a: unknown, b: unknown): boolean {
+  if (a === b) return true;
+  if (a === null || b === null || typeof a !== "object" || typeof b !== "object") return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) {
+    const bb = b as unknown[];
+    return a.length === bb.length && a.every((v, i) => jsonEqualDefinition(v, bb[i]));
+  }
+  const ra = a as Record<string, unknown>;
+  const rb = b as Record<string, unknown>;
+  const ka = Object.keys(ra).filter((k) => ra[k] !== undefined);
+  const kb = Object.keys(rb).filter((k) => rb[k] !== undefined);
+  return ka.length === kb.length && ka.every((k) => Object.hasOwn(rb, k) && jsonEqualDefinition(ra[k], rb[k]));
+}
+
+test("jsonEqual follows its definition on near-equal pairs (undefined members, reordered keys, changed leaves)", () => {
+  const leaf = fc.oneof(fc.constantFrom(undefined, null, 0, 1, "a", "b", true), fc.integer({ min: 0, max: 2 }));
+  const { tree } = fc.letrec((tie) => ({
+    tree: fc.oneof({ depthSize: "small" }, leaf, fc.array(tie("tree"), { maxLength: 3 }), fc.dictionary(fc.constantFrom("a", "b", "c"), tie("tree"), { maxKeys: 3 })),
+  }));
+  fc.assert(
+    fc.property(tree, tree, (a, b) => {
+      assert.equal(jsonEqual(a, b), jsonEqualDefinition(a, b));
+    }),
+    { numRuns: 3000 },
+  );
 });
