@@ -107,7 +107,8 @@ function copyObject(value: object, key: string): unknown {
   if ((proto !== Object.prototype && proto !== null) || typeof (value as { toJSON?: unknown }).toJSON === "function") return viaText(value, key);
   const src = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
-  for (const k of Object.keys(src)) {
+  for (const k in src) {
+    if (!Object.hasOwn(src, k)) continue; // for-in + own check = Object.keys, without the list
     const c = copyMember(src[k], k);
     if (c === OMITTED) continue;
     // JSON.parse makes "__proto__" an own key; an assignment would set the prototype instead.
@@ -137,13 +138,15 @@ export function jsonEqual(a: unknown, b: unknown): boolean {
   const rb = b as Record<string, unknown>;
   // Counted in loops rather than filtered lists: this runs on every store write.
   let defined = 0;
-  for (const k of Object.keys(ra)) {
+  // for-in with an own-key check visits Object.keys' keys without allocating the list.
+  for (const k in ra) {
+    if (!Object.hasOwn(ra, k)) continue;
     const va = ra[k];
     if (va === undefined) continue;
     defined++;
     if (!Object.hasOwn(rb, k) || !jsonEqual(va, rb[k])) return false;
   }
-  for (const k of Object.keys(rb)) if (rb[k] !== undefined) defined--;
+  for (const k in rb) if (Object.hasOwn(rb, k) && rb[k] !== undefined) defined--;
   return defined === 0;
 }
 

@@ -81,7 +81,10 @@ function fits(node: object, levelsLeft: number): boolean {
     return true;
   }
   const record = node as Record<string, unknown>;
-  for (const key of Object.keys(record)) {
+  // for-in with an own-key check visits Object.keys' keys without allocating the list (this runs
+  // for every object in every observed child of every call).
+  for (const key in record) {
+    if (!Object.hasOwn(record, key)) continue;
     const child = record[key];
     if (child !== null && typeof child === "object" && (levelsLeft === 0 || !fits(child, levelsLeft - 1))) return false;
   }
