@@ -552,7 +552,7 @@ export class CompositeControllerEmulator {
     const live = store.peek(pref);
     if (live && !jsonEqual(live.status, newStatus)) {
       try {
-        this.#write(record, "status", target, false, () => store.patch(pref, (o) => (o.status = newStatus), { subresource: "status" }));
+        this.#write(record, "status", target, false, () => store.writeStatus(pref, newStatus));
       } catch (err) {
         if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
       }

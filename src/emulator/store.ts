@@ -311,6 +311,18 @@ export class Store {
   }
 
   /**
+   * Replaces `.status` through the status subresource: the same as
+   * `patch(ref, (o) => (o.status = status), { subresource: "status" })` without first copying the
+   * old status. The store keeps `status` as given: the caller must not change it afterwards.
+   * @throws ApiError 404
+   */
+  writeStatus(ref: ObjectRef, status: Obj | undefined): Obj {
+    const stored = this.#objects.get(storeKey(ref));
+    if (!stored) throw new ApiError(404, "NotFound", `${storeKey(ref)} not found`);
+    return this.#update({ ...stored, metadata: { ...stored.metadata, resourceVersion: undefined }, status }, { subresource: "status" });
+  }
+
+  /**
    * Deletes an object with background propagation: with finalizers it only gets a
    * deletionTimestamp; otherwise it is removed and the garbage collector deletes its dependents.
    * @throws ApiError 404, 409 on a uid precondition mismatch
