@@ -266,7 +266,9 @@ export function parseSyncRequest(body: unknown): { success: true; data: SyncRequ
       (related === undefined || related === null || isObjectMap(related)) &&
       (finalizing === undefined || typeof finalizing === "boolean")
     ) {
-      const parent = ParentSchema.safeParse(body.parent);
+      // The parent as zod would give it (a copy of its top level and metadata in the schema's key
+      // order), checked and copied by hand when it is a plain one; zod only for the odd rest.
+      const parent = isKubeObject(body.parent) ? { success: true as const, data: parsedCopy(body.parent) } : ParentSchema.safeParse(body.parent);
       if (parent.success) {
         return {
           success: true,
@@ -304,6 +306,28 @@ function orderedMeta(m: Record<string, unknown>): Record<string, unknown> {
 
 function orderedObject(o: KubeObject): KubeObject {
   const out: Record<string, unknown> = { apiVersion: o.apiVersion, kind: o.kind, metadata: orderedMeta(o.metadata) };
+  return copyKeys(o, out, OBJECT_KEYS) as KubeObject;
+}
+
+/**
+ * What {@link KubeObjectSchema} outputs for an object {@link isKubeObject} accepts: apiVersion,
+ * kind, metadata, then the other keys in their order; metadata's known keys in the schema's order
+ * (a key present with the value undefined stays, as zod keeps it), then its other keys; labels,
+ * annotations, finalizers and ownerReferences copied one level, as zod copies them.
+ */
+function parsedCopy(o: KubeObject): KubeObject {
+  const m = o.metadata as Record<string, unknown>;
+  const meta: Record<string, unknown> = {};
+  for (const k of META_KEYS) {
+    if (!Object.hasOwn(m, k)) continue;
+    const v = m[k];
+    if (v === undefined) meta[k] = v;
+    else if (k === "labels" || k === "annotations") meta[k] = copyKeys(v as Record<string, unknown>, {});
+    else if (k === "finalizers") meta[k] = (v as unknown[]).slice();
+    else if (k === "ownerReferences") meta[k] = (v as Record<string, unknown>[]).map((r) => copyKeys(r, {}));
+    else meta[k] = v;
+  }
+  const out: Record<string, unknown> = { apiVersion: o.apiVersion, kind: o.kind, metadata: copyKeys(m, meta, META_KEY_SET) };
   return copyKeys(o, out, OBJECT_KEYS) as KubeObject;
 }
 
