@@ -452,7 +452,10 @@ export class CompositeControllerEmulator {
     const observed = new Map<string, Obj>(); // key: apiVersion|Kind|ns/name
     const childrenMap: Record<string, Record<string, Obj>> = {};
     for (const rule of this.children) {
-      const group: Record<string, Obj> = {};
+      // Maps keyed by object names are made without a prototype: V8 keeps them as dictionaries,
+      // where a plain object would get a new hidden class for every new Job name (one per slot).
+      // It is also the shape the contract's schema gives hooks (null-prototype maps).
+      const group: Record<string, Obj> = Object.create(null);
       childrenMap[`${rule.kind}.${rule.apiVersion}`] = group;
       const ns = this.parent.namespaced ? parent.metadata.namespace : undefined;
       for (const candidate of store.list(rule.apiVersion, rule.kind, ns, view)) {
@@ -642,7 +645,7 @@ export class CompositeControllerEmulator {
     const out: Record<string, Record<string, Obj>> = {};
     const pns = parent.metadata.namespace;
     for (const [group, objs] of Object.entries(map)) {
-      const g: Record<string, Obj> = {};
+      const g: Record<string, Obj> = Object.create(null); // keyed by names: see #sync
       for (const obj of Object.values(objs)) {
         const ns = obj.metadata.namespace;
         if (pns !== undefined) {
@@ -677,7 +680,7 @@ export class CompositeControllerEmulator {
       if (hook.version === "v1" && parent.metadata.namespace && rule.namespace && rule.namespace !== parent.metadata.namespace) {
         throw new Error(`customize: v1 hook of a namespaced parent cannot select namespace ${rule.namespace}`);
       }
-      const group: Record<string, Obj> = (out[`${info.kind}.${rule.apiVersion}`] ??= {});
+      const group: Record<string, Obj> = (out[`${info.kind}.${rule.apiVersion}`] ??= Object.create(null)); // keyed by names: see #sync
       for (const obj of this.#store.list(rule.apiVersion, info.kind, undefined, view)) {
         if (this.#ruleMatches(rule, obj, key)) {
           group[`${obj.metadata.namespace ?? ""}/${obj.metadata.name}`] = { ...obj, apiVersion: rule.apiVersion };
