@@ -303,8 +303,9 @@ export function parseSchedule(text: string, zone: string): ParsedSchedule {
  * Compiled schedules (and rejections) kept between calls, keyed by zone and text, least recently
  * used first. A memo of a pure function: compiling costs croner's pattern tables and, outside UTC,
  * an Intl set-up (about 55 µs and 90 KiB per call), while a CronJob is synced several times per
- * slot with the same schedule. A `Schedule` holds no state between calls (croner's paused `Cron`
- * only reads its pattern in `previousRuns`/`nextRun`), so sharing one is safe. Bounded, so a
+ * slot with the same schedule. A `Schedule` holds no state between calls but a memo of its own
+ * answers (croner's paused `Cron` only reads its pattern in `previousRuns`/`nextRun`, and the
+ * answers are pure functions of the reference time), so sharing one is safe. Bounded, so a
  * stream of distinct schedules costs at most this many entries.
  */
 const compiled = new Map<string, ParsedSchedule>();
