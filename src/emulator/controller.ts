@@ -7,7 +7,7 @@
  * @packageDocumentation
  */
 import { formatTime } from "../kube/time.ts";
-import { httpTransport, type HookTransport } from "./transport.ts";
+import { httpTransport, type HookReply, type HookTransport } from "./transport.ts";
 import { applyUpdate, withLastApplied } from "./merge.ts";
 import type { Scheduler } from "./scheduler.ts";
 import { DEFAULT_RESOURCES, labelsOf, matchesSelector, type LabelSelector, type ResourceInfo } from "./selectors.ts";
@@ -158,6 +158,8 @@ export class CompositeControllerEmulator {
   // Customize responses per parent uid/generation, and the related rules per parent key.
   #customizeCache = new Map<string, Obj[]>();
   #relatedRules = new Map<string, Obj[]>();
+  /** Hook answers handed over without a copy (in process): read-only. */
+  #shared = new WeakSet<object>();
 
   constructor(options: ControllerOptions) {
     const cc = options.compositeController;
@@ -409,7 +411,12 @@ export class CompositeControllerEmulator {
     const store = this.#store;
     const f = this.#faults;
     // Stale cache: reads come from the previous sync's snapshot (informers lag behind writes).
-    const current = store.snapshot();
+    // A snapshot (a copy of the store's map) is needed for the stale-cache faults, which read an
+    // older one later, and for related objects, which are read after this sync's claims wrote to
+    // children. Without both, everything below is read before this sync writes to it (the parent
+    // first, the children after a write to the parent only), so the live map is the same view.
+    const needsSnapshot = Boolean(f?.staleCacheRate || f?.relatedStaleRate || this.hooks.customize);
+    const current = needsSnapshot ? store.snapshot() : undefined;
     const previousSnapshot = this.#previousSnapshot;
     let view = current;
     if (f?.staleCacheRate && this.#previousSnapshot && f.rng() < f.staleCacheRate) {
@@ -418,7 +425,7 @@ export class CompositeControllerEmulator {
     }
     this.#previousSnapshot = current;
     const pref = this.#parentRef(key);
-    let P = view.get(storeKey(pref));
+    let P = view ? view.get(storeKey(pref)) : store.peek(pref);
     if (!P) return; // the parent is gone: nothing to do
     // Outside parentResource.labelSelector and without our finalizer: not ours to sync.
     if (this.#failsParentSelector(P) && !this.#hasF(P)) return;
@@ -445,7 +452,10 @@ export class CompositeControllerEmulator {
     const observed = new Map<string, Obj>(); // key: apiVersion|Kind|ns/name
     const childrenMap: Record<string, Record<string, Obj>> = {};
     for (const rule of this.children) {
-      const group: Record<string, Obj> = {};
+      // Maps keyed by object names are made without a prototype: V8 keeps them as dictionaries,
+      // where a plain object would get a new hidden class for every new Job name (one per slot).
+      // It is also the shape the contract's schema gives hooks (null-prototype maps).
+      const group: Record<string, Obj> = Object.create(null);
       childrenMap[`${rule.kind}.${rule.apiVersion}`] = group;
       const ns = this.parent.namespaced ? parent.metadata.namespace : undefined;
       for (const candidate of store.list(rule.apiVersion, rule.kind, ns, view)) {
@@ -498,11 +508,14 @@ export class CompositeControllerEmulator {
     if (f?.hookResponseLossRate && f.rng() < f.hookResponseLossRate) {
       throw new Error(`injected: hook response lost (Client.Timeout exceeded)`);
     }
-    record.response = response;
-    // No children means none; a child without a namespace gets the parent's.
+    // An answer handed over in process may share objects with the hook's: read it, never change
+    // it, and copy (with JSON's semantics) whatever is kept or written from it.
+    const shared = this.#shared.has(response);
+    record.response = shared && this.#keepRecords ? clone(response) : response;
+    // No children means none; a child without a namespace gets the parent's. Only the top level
+    // and metadata are changed here, so only they are copied.
     const desiredList: Obj[] = (response.children ?? []).map((c: Obj) => {
-      const d = c; // freshly parsed JSON: ours to change
-      d.metadata ??= {};
+      const d = { ...c, metadata: { ...(c.metadata ?? {}) } };
       if (!d.metadata.namespace && parent.metadata.namespace) d.metadata.namespace = parent.metadata.namespace;
       return d;
     });
@@ -521,8 +534,8 @@ export class CompositeControllerEmulator {
     const desired = new Map<string, Obj>();
     for (const d of desiredList) {
       if (this.generateSelector) {
-        d.metadata.labels ??= {};
-        if (!Object.hasOwn(d.metadata.labels, "controller-uid")) d.metadata.labels["controller-uid"] = parent.metadata.uid;
+        const labels = d.metadata.labels ?? {};
+        d.metadata.labels = Object.hasOwn(labels, "controller-uid") ? labels : { ...labels, "controller-uid": parent.metadata.uid };
       }
       desired.set(identity(d.apiVersion, d.kind, `${d.metadata.namespace ?? ""}/${d.metadata.name ?? ""}`), d);
     }
@@ -535,14 +548,14 @@ export class CompositeControllerEmulator {
     const errors: string[] = [];
     const gcFinalizer = (P2.metadata.finalizers ?? []).some((x: string) => GC_FINALIZERS.includes(x));
     const manage = !P2.metadata.deletionTimestamp || (hasFinalizeHook && this.#hasF(P2) && !gcFinalizer);
-    if (manage) this.#manageChildren(record, parent, observed, desired, errors);
+    if (manage) this.#manageChildren(record, parent, observed, desired, errors, shared);
     // Status is written even when child writes failed (they make the sync an error afterwards).
-    const newStatus = { ...(response.status ?? {}) } as Obj;
+    const newStatus = (shared ? clone(response.status ?? {}) : { ...(response.status ?? {}) }) as Obj;
     newStatus.observedGeneration = P2.metadata.generation;
     const live = store.peek(pref);
     if (live && !jsonEqual(live.status, newStatus)) {
       try {
-        this.#write(record, "status", target, false, () => store.patch(pref, (o) => (o.status = newStatus), { subresource: "status" }));
+        this.#write(record, "status", target, false, () => store.writeStatus(pref, newStatus));
       } catch (err) {
         if (!(err instanceof ApiError && (err.code === 404 || err.code === 409))) throw err;
       }
@@ -551,7 +564,8 @@ export class CompositeControllerEmulator {
     if (errors.length) throw new Error(`children: ${errors.join("; ")}`);
   }
 
-  #manageChildren(record: SyncRecord, parent: Obj, observed: Map<string, Obj>, desired: Map<string, Obj>, errors: string[]): void {
+  /** @param shared - desired objects may share parts with the hook's answer (see #sync): written ones are copied first */
+  #manageChildren(record: SyncRecord, parent: Obj, observed: Map<string, Obj>, desired: Map<string, Obj>, errors: string[], shared: boolean): void {
     const store = this.#store;
     const ignore = (err: unknown, codes: number[]) => {
       if (err instanceof ApiError && codes.includes(err.code)) return;
@@ -570,7 +584,7 @@ export class CompositeControllerEmulator {
       const o = observed.get(id);
       if (!o) {
         // b. create
-        const obj = withLastApplied(d);
+        const obj = withLastApplied(shared ? clone(d) : d);
         const refs: Obj[] = obj.metadata.ownerReferences ?? [];
         if (!refs.some((r) => r.uid === parent.metadata.uid)) refs.push(makeControllerRef(parent));
         obj.metadata.ownerReferences = refs;
@@ -584,7 +598,7 @@ export class CompositeControllerEmulator {
       // c. update per strategy (OnDelete never acts on the merge result, so skip computing it)
       const method = this.#childRule(o)?.method ?? "OnDelete";
       if (method === "OnDelete" || o.metadata.deletionTimestamp) continue;
-      const { merged, changed } = applyUpdate(o, d);
+      const { merged, changed } = applyUpdate(o, shared ? clone(d) : d);
       if (!changed) continue;
       try {
         if (method === "Recreate") {
@@ -631,7 +645,7 @@ export class CompositeControllerEmulator {
     const out: Record<string, Record<string, Obj>> = {};
     const pns = parent.metadata.namespace;
     for (const [group, objs] of Object.entries(map)) {
-      const g: Record<string, Obj> = {};
+      const g: Record<string, Obj> = Object.create(null); // keyed by names: see #sync
       for (const obj of Object.values(objs)) {
         const ns = obj.metadata.namespace;
         if (pns !== undefined) {
@@ -648,7 +662,7 @@ export class CompositeControllerEmulator {
 
   // ---------------------------------------------------------------- customize and related objects
 
-  async #related(parent: Obj, key: string, view: Map<string, Obj>): Promise<Record<string, Record<string, Obj>>> {
+  async #related(parent: Obj, key: string, view: Map<string, Obj> | undefined): Promise<Record<string, Record<string, Obj>>> {
     const hook = this.hooks.customize;
     if (!hook) return {};
     const cacheKey = `${parent.metadata.uid}/${parent.metadata.generation}`;
@@ -656,7 +670,7 @@ export class CompositeControllerEmulator {
     if (!rules) {
       const res = await this.#post(hook, { controller: { metadata: clone(this.#cc.metadata), spec: clone(this.#cc.spec), status: {} }, parent });
       if (!Array.isArray(res.relatedResources)) throw new Error("customize: relatedResources must be a list");
-      rules = res.relatedResources as Obj[];
+      rules = (this.#shared.has(res) ? clone(res.relatedResources) : res.relatedResources) as Obj[];
       this.#customizeCache.set(cacheKey, rules);
     }
     this.#relatedRules.set(key, rules);
@@ -666,7 +680,7 @@ export class CompositeControllerEmulator {
       if (hook.version === "v1" && parent.metadata.namespace && rule.namespace && rule.namespace !== parent.metadata.namespace) {
         throw new Error(`customize: v1 hook of a namespaced parent cannot select namespace ${rule.namespace}`);
       }
-      const group: Record<string, Obj> = (out[`${info.kind}.${rule.apiVersion}`] ??= {});
+      const group: Record<string, Obj> = (out[`${info.kind}.${rule.apiVersion}`] ??= Object.create(null)); // keyed by names: see #sync
       for (const obj of this.#store.list(rule.apiVersion, info.kind, undefined, view)) {
         if (this.#ruleMatches(rule, obj, key)) {
           group[`${obj.metadata.namespace ?? ""}/${obj.metadata.name}`] = { ...obj, apiVersion: rule.apiVersion };
@@ -696,24 +710,29 @@ export class CompositeControllerEmulator {
   // ---------------------------------------------------------------- HTTP: the hook call
 
   async #post(hook: HookConfig, body: unknown): Promise<Obj> {
-    let res: { status: number; retryAfter?: string | undefined; text: string };
+    let res: HookReply;
     try {
       res = await this.#transport(hook.path, body, hook.timeoutMs);
     } catch (err) {
       throw new Error(`Post "${hook.path}": ${err instanceof Error ? err.message : String(err)}`);
     }
-    const text = res.text;
     if (res.status === 429) {
       const ra = res.retryAfter ?? null;
       const secs = ra !== null && /^\d+$/.test(ra) ? Number(ra) : 0;
       throw new RetryAfter(secs * 1000);
     }
-    if (res.status !== 200) throw new Error(`unsupported status code: ${res.status} body: ${text.slice(0, 200)}`);
+    if (res.status !== 200) throw new Error(`unsupported status code: ${res.status} body: ${res.text.slice(0, 200)}`);
     let parsed: unknown;
-    try {
-      parsed = JSON.parse(text);
-    } catch {
-      throw new Error(`invalid JSON in hook response: ${text.slice(0, 100)}`);
+    if (res.json !== undefined) {
+      parsed = res.json;
+      if (parsed !== null && typeof parsed === "object") this.#shared.add(parsed);
+    }
+    else {
+      try {
+        parsed = JSON.parse(res.text);
+      } catch {
+        throw new Error(`invalid JSON in hook response: ${res.text.slice(0, 100)}`);
+      }
     }
     if (parsed === null) return {};
     if (typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("hook response is not a JSON object");

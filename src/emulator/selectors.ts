@@ -15,7 +15,9 @@ export interface LabelSelector {
 /** True when `labels` satisfy every term of `selector` (an empty selector matches everything). */
 export function matchesSelector(selector: LabelSelector, labels: Record<string, string> | undefined): boolean {
   const l = labels ?? {};
-  for (const [k, v] of Object.entries(selector.matchLabels ?? {})) if (l[k] !== v) return false;
+  const matchLabels = selector.matchLabels ?? {};
+  // for-in with an own-key check visits what Object.entries does, without a list per call.
+  for (const k in matchLabels) if (Object.hasOwn(matchLabels, k) && l[k] !== matchLabels[k]) return false;
   for (const e of selector.matchExpressions ?? []) {
     const has = Object.hasOwn(l, e.key);
     const inValues = has && (e.values ?? []).includes(l[e.key]!);

@@ -16,6 +16,13 @@ export interface HookReply {
   status: number;
   retryAfter?: string | undefined;
   text: string;
+  /**
+   * The body as a value, when the transport has it without the text (in process): equal to
+   * `JSON.parse(text)` for everything the caller reads, but it may share objects with the hook's
+   * answer and hold values JSON would write differently, so the caller never changes it and
+   * copies (`clone`, JSON's semantics) whatever it keeps or writes.
+   */
+  json?: unknown;
 }
 
 /**
@@ -81,8 +88,8 @@ export interface InProcessOptions {
  */
 export function inProcessTransport(controllers: readonly ConfiguredController[], options: InProcessOptions): HookTransport {
   return async (path, body) => {
-    // The request is handed over as is (a pure hook only reads it); the answer still goes through
-    // JSON text, as on the wire, so Metacontroller's side gets objects of its own to change.
+    // The request is handed over as is (a pure hook only reads it), and so is the answer (the
+    // emulated Metacontroller copies what it keeps or writes). The text is only made when read.
     if (options.down?.()) throw new Error("dial tcp: connect: connection refused");
     const [, hook, kind] = path.split("/");
     const configured = controllers.find((c) => c.def.name === kind);
@@ -95,7 +102,14 @@ export function inProcessTransport(controllers: readonly ConfiguredController[],
     try {
       const result = runHook(configured.def, hook as HookName, request, at, configured.options);
       options.onCall?.({ kind: configured.def.name, hook: hook as HookName, at, request, result: { response: result.response, decisions: result.decisions } });
-      return { status: 200, text: JSON.stringify(result.response) };
+      const response = result.response;
+      return {
+        status: 200,
+        get text() {
+          return JSON.stringify(response);
+        },
+        json: response,
+      };
     } catch (err) {
       options.onCall?.({ kind: configured.def.name, hook: hook as HookName, at, request });
       const { status, body: errorBody } = toErrorBody(err, "in-process");

@@ -107,7 +107,7 @@ export class World {
       if (!live || live.metadata.deletionTimestamp || live.status?.conditions?.length) return;
       const now = formatTime(this.#scheduler.date());
       this.#createPod(live, now);
-      this.#store.patch(refOf(live), (j) => (j.status = { active: 1, ready: 1, startTime: now, uncountedTerminatedPods: {} }), { subresource: "status" });
+      this.#store.writeStatus(refOf(live), { active: 1, ready: 1, startTime: now, uncountedTerminatedPods: {} });
       this.#emit("job-started", name);
       this.#scheduler.after(plan.runSeconds * 1000, `finish ${name}`, () => this.#finishJob(job, plan.outcome, plan.failure));
     };
@@ -145,11 +145,7 @@ export class World {
       state: { terminated: { exitCode: 0, reason: "Completed", startedAt: now, finishedAt: now, ...(this.#messageOf(job, c.name) ? { message: this.#messageOf(job, c.name) } : {}) } },
     }));
     const main = (spec.containers ?? []).map((c: Obj) => ({ name: c.name, image: c.image, ready: true, restartCount: 0, started: true, state: { running: { startedAt: now } } }));
-    this.#store.patch(
-      refOf(pod),
-      (p) => (p.status = { phase: "Running", startTime: now, ...(init.length ? { initContainerStatuses: init } : {}), containerStatuses: main }),
-      { subresource: "status" },
-    );
+    this.#store.writeStatus(refOf(pod), { phase: "Running", startTime: now, ...(init.length ? { initContainerStatuses: init } : {}), containerStatuses: main });
   }
 
   /**
@@ -213,7 +209,7 @@ export class World {
     }
     const status = finishedJobStatus(outcome, live.status?.startTime ?? now, now);
     if (outcome === "Complete") this.#recordPush(live);
-    this.#store.patch(refOf(live), (j) => (j.status = status), { subresource: "status" });
+    this.#store.writeStatus(refOf(live), status);
     this.#emit(outcome === "Complete" ? "job-succeeded" : "job-failed", name, failure?.message);
   }
 

@@ -62,9 +62,10 @@ function tooDeepBelow(node: object, depth: number, limit: number): Array<string 
     }
     return undefined;
   }
-  // for…in visits the own enumerable keys in Object.keys order (JSON objects inherit none; a
-  // parsed `__proto__` key is an own property) without allocating the keys array.
+  // for…in with an own-key check visits Object.keys' keys, in its order, without allocating the
+  // list (a parsed `__proto__` key is an own property; an inherited enumerable one is skipped).
   for (const key in node) {
+    if (!Object.hasOwn(node, key)) continue;
     const child: unknown = (node as Record<string, unknown>)[key];
     if (child === null || typeof child !== "object") continue;
     const path = tooDeepBelow(child, depth + 1, limit);

@@ -266,7 +266,9 @@ export function parseSyncRequest(body: unknown): { success: true; data: SyncRequ
       (related === undefined || related === null || isObjectMap(related)) &&
       (finalizing === undefined || typeof finalizing === "boolean")
     ) {
-      const parent = ParentSchema.safeParse(body.parent);
+      // The parent as zod would give it (a copy of its top level and metadata in the schema's key
+      // order), checked and copied by hand when it is a plain one; zod only for the odd rest.
+      const parent = isKubeObject(body.parent) ? { success: true as const, data: parsedCopy(body.parent) } : ParentSchema.safeParse(body.parent);
       if (parent.success) {
         return {
           success: true,
@@ -289,21 +291,26 @@ function copyKeys(from: Record<string, unknown>, into: Record<string, unknown>, 
   return into;
 }
 
-function orderedMeta(m: Record<string, unknown>): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
+/**
+ * What {@link KubeObjectSchema} outputs for an object {@link isKubeObject} accepts: apiVersion,
+ * kind, metadata, then the other keys in their order; metadata's known keys in the schema's order
+ * (a key present with the value undefined stays, as zod keeps it), then its other keys; labels,
+ * annotations, finalizers and ownerReferences copied one level, as zod copies them. Used for the
+ * request's parent and for every child of a response: the copy zod would make, made by hand.
+ */
+function parsedCopy(o: KubeObject): KubeObject {
+  const m = o.metadata as Record<string, unknown>;
+  const meta: Record<string, unknown> = {};
   for (const k of META_KEYS) {
+    if (!Object.hasOwn(m, k)) continue;
     const v = m[k];
-    if (v === undefined) continue;
-    if (k === "labels" || k === "annotations") out[k] = copyKeys(v as Record<string, unknown>, {});
-    else if (k === "finalizers") out[k] = (v as unknown[]).slice();
-    else if (k === "ownerReferences") out[k] = (v as Record<string, unknown>[]).map((r) => copyKeys(r, {}));
-    else out[k] = v;
+    if (v === undefined) meta[k] = v;
+    else if (k === "labels" || k === "annotations") meta[k] = copyKeys(v as Record<string, unknown>, {});
+    else if (k === "finalizers") meta[k] = (v as unknown[]).slice();
+    else if (k === "ownerReferences") meta[k] = (v as Record<string, unknown>[]).map((r) => copyKeys(r, {}));
+    else meta[k] = v;
   }
-  return copyKeys(m, out, META_KEY_SET);
-}
-
-function orderedObject(o: KubeObject): KubeObject {
-  const out: Record<string, unknown> = { apiVersion: o.apiVersion, kind: o.kind, metadata: orderedMeta(o.metadata) };
+  const out: Record<string, unknown> = { apiVersion: o.apiVersion, kind: o.kind, metadata: copyKeys(m, meta, META_KEY_SET) };
   return copyKeys(o, out, OBJECT_KEYS) as KubeObject;
 }
 
@@ -323,7 +330,7 @@ export function checkSyncResponse(response: unknown): { success: true; data: Syn
       (resync === undefined || (typeof resync === "number" && resync > 0 && Number.isFinite(resync))) &&
       (finalized === undefined || typeof finalized === "boolean")
     ) {
-      const data: Record<string, unknown> = { status: copyKeys(status, {}), children: children.map(orderedObject) };
+      const data: Record<string, unknown> = { status: copyKeys(status, {}), children: children.map(parsedCopy) };
       if (resync !== undefined) data.resyncAfterSeconds = resync;
       if (finalized !== undefined) data.finalized = finalized;
       return { success: true, data: data as SyncResponse };

@@ -73,3 +73,17 @@ test("create of an existing name is AlreadyExists; delete with a stale uid preco
   store.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "c" }, { uid: c.metadata.uid });
   assert.throws(() => store.delete({ apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "c" }), (e: unknown) => e instanceof ApiError && e.code === 404);
 });
+
+test("writeStatus is the status-subresource patch that replaces .status: same object, same events, same no-op and 404", () => {
+  const viaPatch = setup();
+  const viaWrite = setup();
+  for (const { store } of [viaPatch, viaWrite]) store.create(cm("c", { data: { a: "1" }, status: { phase: "A" } }));
+  const ref = { apiVersion: "v1", kind: "ConfigMap", namespace: "ns", name: "c" };
+  for (const status of [{ phase: "B", list: [1] }, { phase: "B", list: [1] }, undefined, { phase: "C" }]) {
+    const a = viaPatch.store.patch(ref, (o) => (o.status = status), { subresource: "status" });
+    const b = viaWrite.store.writeStatus(ref, status);
+    assert.deepStrictEqual(b, a);
+  }
+  assert.deepStrictEqual(viaWrite.events, viaPatch.events);
+  assert.throws(() => viaWrite.store.writeStatus({ ...ref, name: "missing" }, {}), (err: unknown) => err instanceof ApiError && err.code === 404);
+});

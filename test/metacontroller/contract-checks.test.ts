@@ -158,3 +158,42 @@ test("observed children reach the hook as the very objects that arrived (no copi
   assert.deepStrictEqual(parsed.data.related, {});
   assert.equal(parsed.data.finalizing, false);
 });
+
+test("parseSyncRequest: the parent is exactly zod's output (values, undefined members, key order at every copied level)", () => {
+  const plainParent = shuffledRecord({ apiVersion: fc.constant("v1"), kind: fc.constant("CronJob"), metadata: metadataWith(0), spec: maybe(fc.constant({ x: 1 }), 0), status: maybe(fc.constant({ y: 2 }), 0) });
+  // Members present with the value undefined (a JavaScript caller's request) beside the usual ones.
+  const withUndefined = fc
+    .tuple(plainParent, fc.subarray(["namespace", "uid", "generation", "labels", "annotations", "finalizers", "ownerReferences", "extra"]), fc.boolean())
+    .map(([o, keys, top]) => {
+      if (o === null || typeof o !== "object" || Array.isArray(o)) return o;
+      const obj = { ...(o as Record<string, unknown>) };
+      if (obj.metadata && typeof obj.metadata === "object" && !Array.isArray(obj.metadata)) {
+        const meta = { ...(obj.metadata as Record<string, unknown>) };
+        for (const k of keys) meta[k] = undefined;
+        obj.metadata = meta;
+      }
+      if (top) obj.status = undefined;
+      return obj;
+    });
+  const keysDeep = (v: unknown): unknown =>
+    v !== null && typeof v === "object" ? (Array.isArray(v) ? v.map(keysDeep) : Object.keys(v).map((k) => [k, keysDeep((v as Record<string, unknown>)[k])])) : v;
+  let accepted = 0;
+  fc.assert(
+    fc.property(fc.oneof(plainParent, objectWith(1), withUndefined), (parentValue) => {
+      const body = { parent: parentValue, children: {} };
+      const ours = parseSyncRequest(body);
+      const zod = SyncRequestSchema.safeParse(body);
+      assert.equal(ours.success, zod.success);
+      if (ours.success && zod.success) {
+        accepted++;
+        assert.deepStrictEqual(ours.data.parent, zod.data.parent);
+        assert.deepStrictEqual(keysDeep(ours.data.parent), keysDeep(zod.data.parent));
+        assert.notEqual(ours.data.parent, parentValue);
+      } else if (!ours.success && !zod.success) {
+        assert.deepStrictEqual(ours.error.issues, zod.error.issues);
+      }
+    }),
+    { numRuns: 3000 },
+  );
+  assert.ok(accepted > 500, `the generator reaches valid parents too (${accepted})`);
+});

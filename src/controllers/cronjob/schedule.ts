@@ -215,17 +215,36 @@ class CronSchedule implements Schedule {
     this.cron = new Cron(pattern, { ...where, paused: true, mode: "5-part", domAndDow: false, fixedTimeRule: "no-wildcard" });
   }
   latestSlot(now: Date, after: Date): Date | undefined {
-    // previousRuns is strictly before its reference (one call, no iteration over missed slots).
-    // Slots are whole minutes, so a reference 1 ms after now includes a slot at exactly now; the
-    // fallback only guards against croner rounding within the same second.
-    let slot = this.cron.previousRuns(1, new Date(now.getTime() + 1))[0];
-    if (slot && slot.getTime() > now.getTime()) slot = this.cron.previousRuns(1, slot)[0];
-    return slot && slot.getTime() > after.getTime() ? slot : undefined;
+    const slot = this.recall(this.latest, now.getTime(), (t) => {
+      // previousRuns is strictly before its reference (one call, no iteration over missed slots).
+      // Slots are whole minutes, so a reference 1 ms after now includes a slot at exactly now; the
+      // fallback only guards against croner rounding within the same second.
+      let found = this.cron.previousRuns(1, new Date(t + 1))[0];
+      if (found && found.getTime() > t) found = this.cron.previousRuns(1, found)[0];
+      return found?.getTime();
+    });
+    return slot !== undefined && slot > after.getTime() ? new Date(slot) : undefined;
   }
   nextSlot(t: Date): Date | undefined {
-    return this.cron.nextRun(t) ?? undefined;
+    const slot = this.recall(this.next, t.getTime(), (ms) => this.cron.nextRun(new Date(ms))?.getTime());
+    return slot === undefined ? undefined : new Date(slot);
+  }
+  // The last few answers of croner, by reference time (epoch ms). A CronJob is synced several
+  // times at one instant (the slot's resync, then the events of its own writes), and croner's
+  // search costs far more than a lookup. Results are plain numbers: nothing shared can be changed.
+  private readonly latest = new Map<number, number | undefined>();
+  private readonly next = new Map<number, number | undefined>();
+  private recall(memo: Map<number, number | undefined>, t: number, compute: (t: number) => number | undefined): number | undefined {
+    if (memo.has(t)) return memo.get(t);
+    const value = compute(t);
+    if (memo.size >= SLOT_MEMO_SIZE) memo.delete(memo.keys().next().value!);
+    memo.set(t, value);
+    return value;
   }
 }
+
+/** Answers kept per compiled cron schedule and question (latest, next). */
+const SLOT_MEMO_SIZE = 8;
 
 class EverySchedule implements Schedule {
   readonly canonical: string;
@@ -284,8 +303,9 @@ export function parseSchedule(text: string, zone: string): ParsedSchedule {
  * Compiled schedules (and rejections) kept between calls, keyed by zone and text, least recently
  * used first. A memo of a pure function: compiling costs croner's pattern tables and, outside UTC,
  * an Intl set-up (about 55 µs and 90 KiB per call), while a CronJob is synced several times per
- * slot with the same schedule. A `Schedule` holds no state between calls (croner's paused `Cron`
- * only reads its pattern in `previousRuns`/`nextRun`), so sharing one is safe. Bounded, so a
+ * slot with the same schedule. A `Schedule` holds no state between calls but a memo of its own
+ * answers (croner's paused `Cron` only reads its pattern in `previousRuns`/`nextRun`, and the
+ * answers are pure functions of the reference time), so sharing one is safe. Bounded, so a
  * stream of distinct schedules costs at most this many entries.
  */
 const compiled = new Map<string, ParsedSchedule>();

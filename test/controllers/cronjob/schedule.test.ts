@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { checkScheduleSyntax, parseGoDurationSeconds, parseSchedule, SCHEDULE_CACHE_SIZE, type Schedule } from "../../../src/controllers/cronjob/schedule.ts";
 import { checkTimeZone, formatInZone } from "../../../src/controllers/cronjob/time-zone.ts";
 
@@ -247,4 +248,26 @@ test("compiled schedules are memoized per (text, zone), frozen, and the memo is 
   // Texts too long to be a real schedule are not kept at all.
   const long = `* * * * ${"1,".repeat(200)}2`;
   assert.notEqual(parseSchedule(long, "UTC"), parseSchedule(long, "UTC"));
+});
+
+test("a compiled schedule's remembered answers are croner's: any order of reference times, repeats, more than it keeps; Dates not shared", () => {
+  const parsed = parseSchedule("* * * * *", "UTC");
+  assert.ok(parsed.ok);
+  const s = parsed.schedule;
+  const minute = 60_000;
+  const base = Date.UTC(2026, 2, 26);
+  fc.assert(
+    fc.property(fc.array(fc.integer({ min: 0, max: 20 * minute }), { minLength: 1, maxLength: 40 }), (offsets) => {
+      for (const o of [...offsets, ...offsets.reverse()]) {
+        const t = base + o;
+        assert.equal(s.nextSlot(new Date(t), new Date(base))?.getTime(), Math.floor(t / minute) * minute + minute);
+        const latest = Math.floor(t / minute) * minute;
+        assert.equal(s.latestSlot(new Date(t), new Date(base))?.getTime(), latest > base ? latest : undefined);
+      }
+    }),
+    { numRuns: 200 },
+  );
+  const a = s.nextSlot(new Date(base), new Date(base))!;
+  a.setTime(0);
+  assert.equal(s.nextSlot(new Date(base), new Date(base))?.getTime(), base + minute);
 });
