@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
-import type { KubeObject } from "../metacontroller/contract.ts";
+import { compareStrings, type KubeObject } from "../metacontroller/contract.ts";
 
 /** What every child we build has: the fields Metacontroller needs to key it. */
 export interface TypedObject {
@@ -61,4 +61,25 @@ const KUBECTL_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 export function sortChildren(children: KubeObject[]): KubeObject[] {
   const key = (o: KubeObject) => `${o.kind}\u0000${o.metadata.name}`;
   return [...children].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+}
+
+/**
+ * Objects oldest first by a time (epoch ms) read from each, objects without one last (they count
+ * as newest), ties by name: the order upstream's CronJob controller gives Jobs (`byJobStartTime`
+ * in pkg/controller/cronjob/utils.go, by start time; `status.active` by scheduled time). Each
+ * object's time is read once, not once per comparison.
+ * @param timeOf - the object's time in epoch ms, or undefined when it has none
+ * @returns a new sorted array
+ */
+export function sortByTimeThenName(objects: readonly KubeObject[], timeOf: (object: KubeObject) => number | undefined): KubeObject[] {
+  const keyed = objects.map((object) => ({ object, time: timeOf(object) }));
+  keyed.sort((a, b) => {
+    if (a.time !== b.time) {
+      if (a.time === undefined) return 1;
+      if (b.time === undefined) return -1;
+      return a.time - b.time;
+    }
+    return compareStrings(a.object.metadata.name, b.object.metadata.name);
+  });
+  return keyed.map((k) => k.object);
 }

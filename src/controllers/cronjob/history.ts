@@ -4,8 +4,9 @@
  *
  * @packageDocumentation
  */
-import { compareStrings, type KubeObject } from "../../metacontroller/contract.ts";
+import type { KubeObject } from "../../metacontroller/contract.ts";
 import { isBeingDeleted, jobOutcome } from "../../kube/jobs.ts";
+import { sortByTimeThenName } from "../../kube/objects.ts";
 import { parseTime } from "../../kube/time.ts";
 import { DEFAULTS } from "./constants.ts";
 
@@ -47,22 +48,6 @@ function startTime(job: KubeObject): number | undefined {
   return parseTime((job.status as { startTime?: unknown } | undefined)?.startTime)?.getTime();
 }
 
-/**
- * Oldest first by `status.startTime`; Jobs without one sort last (newest), then by name. Each
- * start time is parsed once, not once per comparison.
- */
-function sortByStartTime(jobs: readonly KubeObject[]): KubeObject[] {
-  const keyed = jobs.map((job) => ({ job, time: startTime(job) }));
-  keyed.sort((a, b) => {
-    if (a.time !== b.time) {
-      if (a.time === undefined) return 1;
-      if (b.time === undefined) return -1;
-      return a.time - b.time;
-    }
-    return compareStrings(a.job.metadata.name, b.job.metadata.name);
-  });
-  return keyed.map((k) => k.job);
-}
 
 /**
  * The finished Jobs to leave out of the desired children: per class (Complete, Failed) the oldest
@@ -79,7 +64,7 @@ export function selectHistoryToPrune(jobs: readonly KubeObject[], limits: Histor
     const finished = jobs.filter((j) => !isBeingDeleted(j) && jobOutcome(j) === outcome);
     // Within the limit nothing is pruned, so there is no order to establish.
     if (finished.length <= limit) continue;
-    pruned.push(...sortByStartTime(finished).slice(0, finished.length - limit));
+    pruned.push(...sortByTimeThenName(finished, startTime).slice(0, finished.length - limit));
   }
   return pruned;
 }

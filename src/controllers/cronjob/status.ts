@@ -3,9 +3,10 @@
  *
  * @packageDocumentation
  */
-import { compareStrings, type KubeObject } from "../../metacontroller/contract.ts";
+import type { KubeObject } from "../../metacontroller/contract.ts";
 import { withTransitionTimes, type ConditionInput } from "../../kube/conditions.ts";
 import { jobOutcome } from "../../kube/jobs.ts";
+import { sortByTimeThenName } from "../../kube/objects.ts";
 import { formatTime, parseTime } from "../../kube/time.ts";
 import { DEFAULTS, MAX_ACTIVE_REFS } from "./constants.ts";
 import { ScheduleRecordSchema, type CronJobStatus, type JobReference, type ScheduleRecord } from "./schema.ts";
@@ -103,16 +104,8 @@ export function lastSuccessfulTime(status: Record<string, unknown>, jobs: readon
  */
 export function activeReferences(cronJobName: string, jobs: readonly KubeObject[]): JobReference[] | undefined {
   if (jobs.length === 0) return undefined;
-  const keyed = jobs.map((job) => ({ job, at: scheduledTimeOfJob(cronJobName, job)?.getTime() }));
-  keyed.sort((a, b) => {
-    if (a.at !== b.at) {
-      if (a.at === undefined) return 1;
-      if (b.at === undefined) return -1;
-      return a.at - b.at;
-    }
-    return compareStrings(a.job.metadata.name, b.job.metadata.name);
-  });
-  return keyed.slice(-MAX_ACTIVE_REFS).map(({ job }) => {
+  const ordered = sortByTimeThenName(jobs, (job) => scheduledTimeOfJob(cronJobName, job)?.getTime());
+  return ordered.slice(-MAX_ACTIVE_REFS).map((job) => {
     const ref: JobReference = { apiVersion: "batch/v1", kind: "Job", name: job.metadata.name };
     if (job.metadata.namespace) ref.namespace = job.metadata.namespace;
     if (job.metadata.uid) ref.uid = job.metadata.uid;
