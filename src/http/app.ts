@@ -180,6 +180,7 @@ export function createApp(options: AppOptions): express.Express {
     }
     sendJson(res, result.response);
   };
+
   return createListenerApp({
     logger: options.logger,
     quietPaths: ["/healthz", "/readyz"],
