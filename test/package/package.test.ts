@@ -113,6 +113,22 @@ test("only the exported entry points resolve", async () => {
   assert.match(out.output, /pass 4/);
 });
 
+test("CommonJS code can require() the package (Node 20.19+ loads ES modules from require)", () => {
+  writeFileSync(
+    join(consumer, "consumer.cjs"),
+    `const { runHook, configureControllers } = require("metahooks");
+const { syncAt } = require("metahooks/testing");
+const request = require(${JSON.stringify(resolve("examples/cronjob/sync-request.json"))});
+const cronjob = configureControllers({}).find((k) => k.def.name === "cronjob");
+const { response } = runHook(cronjob.def, "sync", request, new Date("2026-01-05T12:00:30Z"), cronjob.options);
+process.stdout.write(String(response.children.length + syncAt(request.parent, "2026-01-05T12:00:30Z").created.length));
+`,
+  );
+  const out = run(process.execPath, ["consumer.cjs"], consumer);
+  assert.equal(out.status, 0, out.output);
+  assert.equal(out.stdout, "2");
+});
+
 test("the README's node:test example passes as written against the installed package", () => {
   writeFileSync(join(consumer, "nightly-backup.test.mjs"), readmeBlock("// nightly-backup.test.mjs", "js"));
   const out = run(process.execPath, ["--test", "nightly-backup.test.mjs"], consumer);
