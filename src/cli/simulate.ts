@@ -73,12 +73,20 @@ export function readCronJobs(text: string, source: string): Array<Record<string,
   const unnamed = cronJobs.find((c) => typeof c.metadata?.name !== "string" || c.metadata.name === "");
   if (unnamed) throw new Error(`${source}: a CronJob without metadata.name (the API server would reject it)`);
   if (cronJobs.length > 0) return cronJobs;
-  const found = objects.filter(isObject).map((o) => `${o.apiVersion ?? "?"} ${o.kind ?? "?"} ${o.metadata?.name ?? ""}`.trim());
+  // What the file holds instead, said plainly: an object without apiVersion and kind (a hook
+  // request, a bare spec) is named by its top-level keys, which a user recognises.
+  const describe = (o: Record<string, any>): string =>
+    typeof o.apiVersion === "string" || typeof o.kind === "string"
+      ? `${o.apiVersion ?? "no apiVersion"} ${o.kind ?? "no kind"} ${typeof o.metadata?.name === "string" ? o.metadata.name : ""}`.trim()
+      : `an object without apiVersion and kind (keys: ${Object.keys(o).slice(0, 5).map((k) => k.slice(0, 40)).join(", ")}${Object.keys(o).length > 5 ? ", …" : ""})`;
+  const found = objects.filter(isObject).map(describe);
   const upstream = found.some((f) => f.startsWith("batch/v1 CronJob"));
+  const hookRequest = objects.some((o) => isObject(o) && isObject(o.parent) && o.parent.kind === KIND);
   throw new Error(
     `${source} holds no ${API_VERSION} ${KIND}` +
       (found.length ? ` (found: ${found.join(", ")})` : "") +
-      (upstream ? `; a batch/v1 CronJob has the same spec: set apiVersion: ${API_VERSION} to simulate it with these hooks` : ""),
+      (upstream ? `; a batch/v1 CronJob has the same spec: set apiVersion: ${API_VERSION} to simulate it with these hooks` : "") +
+      (hookRequest ? "; this is a hook request: simulate takes the CronJob itself (the request's parent) as you would apply it" : ""),
   );
 }
 

@@ -353,6 +353,19 @@ describe("helm template with toggles", () => {
     }
   });
 
+  test("image.repository takes the repository only: a tag or digest there is refused, a registry port is fine", () => {
+    // In the repository a digest or tag renders an image reference no registry can serve
+    // ("…/metahooks@sha256:…:0.1.0"); they belong in image.digest and image.tag.
+    for (const repository of ["registry.example.com/metahooks@sha256:abc", "registry.example.com/metahooks:0.1.0"]) {
+      const result = templateChart({ set: { "image.repository": repository } });
+      assert.notEqual(result.status, 0, repository);
+      assert.match(result.stderr, /values don't meet the specifications of the schema/, repository);
+    }
+    const docs = renderChart({ set: { "image.repository": "registry:5000/team/metahooks", "image.tag": "0.1.0" } });
+    const deployment = docs.find((d) => d.kind === "Deployment")!;
+    assert.equal(deployment.spec.template.spec.containers[0].image, "registry:5000/team/metahooks:0.1.0");
+  });
+
   test("a generated token is random but well-formed, and the same in both Secrets", () => {
     const docs = renderChart({ set: { "auth.enabled": "true" } });
     const mounted = docs.find((d) => d.kind === "Secret" && d.metadata.name === `${FULLNAME}-auth`)!;

@@ -115,4 +115,7 @@ test("`metahooks simulate` misuse exits 2 with usage; unreadable or CronJob-less
   assert.equal((await runSimulate(["a.yaml", ...window], () => { throw new Error("ENOENT: no such file"); })).exitCode, 1);
   assert.throws(() => readCronJobs("apiVersion: batch.tutorial.kubebuilder.io/v1\nkind: CronJob\nspec: {}\n", "x.yaml"), /without metadata.name/);
   assert.equal(readCronJobs(JSON.stringify({ apiVersion: "v1", kind: "List", items: [cronJob({ schedule: "@daily" })] }), "list").length, 1);
+  // A hook request is not a CronJob: the message says what the file is and what to pass instead.
+  const request = JSON.stringify({ controller: {}, parent: cronJob({ schedule: "@daily" }), children: {}, related: {}, finalizing: false });
+  assert.throws(() => readCronJobs(request, "r.json"), /found: an object without apiVersion and kind \(keys: controller, parent, children, related, finalizing\); this is a hook request: simulate takes the CronJob itself/);
 });
