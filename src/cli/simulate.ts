@@ -78,7 +78,7 @@ export function readCronJobs(text: string, source: string): Array<Record<string,
   const describe = (o: Record<string, any>): string =>
     typeof o.apiVersion === "string" || typeof o.kind === "string"
       ? `${o.apiVersion ?? "no apiVersion"} ${o.kind ?? "no kind"} ${typeof o.metadata?.name === "string" ? o.metadata.name : ""}`.trim()
-      : `an object without apiVersion and kind (keys: ${Object.keys(o).slice(0, 5).map((k) => k.slice(0, 40)).join(", ")}${Object.keys(o).length > 5 ? ", …" : ""})`;
+      : `an object without apiVersion and kind, with the keys ${Object.keys(o).slice(0, 5).map((k) => k.slice(0, 40)).join(", ")}${Object.keys(o).length > 5 ? ", …" : ""}`;
   const found = objects.filter(isObject).map(describe);
   const upstream = found.some((f) => f.startsWith("batch/v1 CronJob"));
   const hookRequest = objects.some((o) => isObject(o) && isObject(o.parent) && o.parent.kind === KIND);

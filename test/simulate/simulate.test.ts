@@ -117,5 +117,5 @@ test("`metahooks simulate` misuse exits 2 with usage; unreadable or CronJob-less
   assert.equal(readCronJobs(JSON.stringify({ apiVersion: "v1", kind: "List", items: [cronJob({ schedule: "@daily" })] }), "list").length, 1);
   // A hook request is not a CronJob: the message says what the file is and what to pass instead.
   const request = JSON.stringify({ controller: {}, parent: cronJob({ schedule: "@daily" }), children: {}, related: {}, finalizing: false });
-  assert.throws(() => readCronJobs(request, "r.json"), /found: an object without apiVersion and kind \(keys: controller, parent, children, related, finalizing\); this is a hook request: simulate takes the CronJob itself/);
+  assert.throws(() => readCronJobs(request, "r.json"), /found: an object without apiVersion and kind, with the keys controller, parent, children, related, finalizing\); this is a hook request: simulate takes the CronJob itself/);
 });
