@@ -99,11 +99,13 @@ export function createApp(options: AppOptions): express.Express {
     // stalled client); a slow hook is caught after it returns (see serveHook).
     const timer = setTimeout(() => {
       if (res.headersSent) return;
-      res.locals.outcome = "timeout";
-      // The body is still arriving: the client's slowness, not a failure of ours (logged at warn).
+      // The body is still arriving: the client's slowness, not a failure of ours. It is logged at
+      // warn and counted apart (`client_timeout`), so an alert on hook timeouts does not fire for
+      // a slow or congested client; the answer stays the 503 Metacontroller retries.
+      res.locals.outcome = "client_timeout";
       res.locals.clientTimedOut = true;
       res.setHeader("Connection", "close");
-      sendError(req, res, budgetExceeded(budgetMs));
+      sendError(req, res, new HookError(503, "timeout", `the request body did not arrive within the time budget of ${budgetMs} ms (HOOK_TIME_BUDGET_MS); the hook did not run`));
     }, budgetMs);
     res.once("close", () => {
       clearTimeout(timer);

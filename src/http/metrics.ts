@@ -21,6 +21,7 @@ export type HookOutcome =
   | "unauthorized"
   | "overloaded"
   | "timeout"
+  | "client_timeout"
   | "error"
   | "aborted";
 
