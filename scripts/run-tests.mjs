@@ -8,8 +8,8 @@
 // The unit group runs in UNIT_SHARDS processes, each running its share of the files in-process
 // (scripts/test-files-in-process.mjs): paying Node's, tsx's and our modules' start-up once per
 // shard instead of once per file nearly halves its CPU time. The process group keeps one process
-// per file (`node --test`, two at a time): those files start servers and tools and mostly wait on
-// them, so they overlap well and keep their isolation.
+// per file (`node --test`, three at a time, longest first): those files start servers and tools
+// and mostly wait on them, so they overlap well and keep their isolation.
 //
 // Both groups start together: the process group mostly waits on its children (helm, npm, tsc,
 // servers), so overlapping it with the CPU-bound unit shards keeps both cores busy. The first
@@ -55,7 +55,16 @@ if (only !== "process") {
   );
 }
 if (only !== "unit" && groups.process.length > 0) {
-  jobs.push({ name: "process", list: groups.process, args: ["--test", "--test-concurrency=2", ...groups.process] });
+  // Longest first: three at a time, the group ends when its last file does, and a long file started
+  // late would run alone at the end. These two (npm pack/install with a consumer's tsc; the
+  // image's production install) take 7–13 s each, the rest 1–4 s.
+  const LONGEST = ["test/package/", "test/image/"];
+  const rank = (f) => {
+    const i = LONGEST.findIndex((prefix) => f.startsWith(prefix));
+    return i < 0 ? LONGEST.length : i;
+  };
+  const ordered = [...groups.process].sort((a, b) => rank(a) - rank(b) || (a < b ? -1 : 1));
+  jobs.push({ name: "process", list: ordered, args: ["--test", "--test-concurrency=3", ...ordered] });
 }
 
 const started = Date.now();
