@@ -10,6 +10,7 @@
  */
 import { Cron } from "croner";
 import { parseGoDuration, wholeSeconds } from "../../kube/duration.ts";
+import { BoundedMemo } from "../../kube/memo.ts";
 
 /** A parsed schedule. All times are instants; slots are never iterated. */
 export interface Schedule {
@@ -215,7 +216,7 @@ class CronSchedule implements Schedule {
     this.cron = new Cron(pattern, { ...where, paused: true, mode: "5-part", domAndDow: false, fixedTimeRule: "no-wildcard" });
   }
   latestSlot(now: Date, after: Date): Date | undefined {
-    const slot = this.recall(this.latest, now.getTime(), (t) => {
+    const slot = this.latest.get(now.getTime(), (t) => {
       // previousRuns is strictly before its reference (one call, no iteration over missed slots).
       // Slots are whole minutes, so a reference 1 ms after now includes a slot at exactly now; the
       // fallback only guards against croner rounding within the same second.
@@ -226,21 +227,14 @@ class CronSchedule implements Schedule {
     return slot !== undefined && slot > after.getTime() ? new Date(slot) : undefined;
   }
   nextSlot(t: Date): Date | undefined {
-    const slot = this.recall(this.next, t.getTime(), (ms) => this.cron.nextRun(new Date(ms))?.getTime());
+    const slot = this.next.get(t.getTime(), (ms) => this.cron.nextRun(new Date(ms))?.getTime());
     return slot === undefined ? undefined : new Date(slot);
   }
   // The last few answers of croner, by reference time (epoch ms). A CronJob is synced several
   // times at one instant (the slot's resync, then the events of its own writes), and croner's
   // search costs far more than a lookup. Results are plain numbers: nothing shared can be changed.
-  private readonly latest = new Map<number, number | undefined>();
-  private readonly next = new Map<number, number | undefined>();
-  private recall(memo: Map<number, number | undefined>, t: number, compute: (t: number) => number | undefined): number | undefined {
-    if (memo.has(t)) return memo.get(t);
-    const value = compute(t);
-    if (memo.size >= SLOT_MEMO_SIZE) memo.delete(memo.keys().next().value!);
-    memo.set(t, value);
-    return value;
-  }
+  private readonly latest = new BoundedMemo<number, number | undefined>(SLOT_MEMO_SIZE);
+  private readonly next = new BoundedMemo<number, number | undefined>(SLOT_MEMO_SIZE);
 }
 
 /** Answers kept per compiled cron schedule and question (latest, next). */
@@ -285,19 +279,15 @@ class EverySchedule implements Schedule {
 export function parseSchedule(text: string, zone: string): ParsedSchedule {
   // A long text is never a schedule anyone keeps (and would make a hostile memo heavy): no memo.
   if (text.length > MAX_MEMO_TEXT_LENGTH) return compileSchedule(text, zone);
-  const key = `${zone}\n${text}`;
-  const cached = compiled.get(key);
-  if (cached) {
-    // Refresh its place: the map's insertion order is the recency order.
-    compiled.delete(key);
-    compiled.set(key, cached);
-    return cached;
-  }
-  const parsed = compileSchedule(text, zone);
-  if (compiled.size >= SCHEDULE_CACHE_SIZE) compiled.delete(compiled.keys().next().value!);
-  compiled.set(key, parsed);
-  return parsed;
+  return compiled.get(`${zone}\n${text}`, () => compileSchedule(text, zone));
 }
+
+/**
+ * Entries of the compiled-schedule memo. A compiled cron pattern keeps croner's tables, about
+ * 81 KiB (most of it a 10,000-entry year table), so a full memo holds about 20 MiB; a cluster with
+ * more distinct (schedule, zone) pairs than this only loses the saving, not correctness.
+ */
+export const SCHEDULE_CACHE_SIZE = 256;
 
 /**
  * Compiled schedules (and rejections) kept between calls, keyed by zone and text, least recently
@@ -308,14 +298,7 @@ export function parseSchedule(text: string, zone: string): ParsedSchedule {
  * answers are pure functions of the reference time), so sharing one is safe. Bounded, so a
  * stream of distinct schedules costs at most this many entries.
  */
-const compiled = new Map<string, ParsedSchedule>();
-
-/**
- * Entries of the compiled-schedule memo. A compiled cron pattern keeps croner's tables, about
- * 81 KiB (most of it a 10,000-entry year table), so a full memo holds about 20 MiB; a cluster with
- * more distinct (schedule, zone) pairs than this only loses the saving, not correctness.
- */
-export const SCHEDULE_CACHE_SIZE = 256;
+const compiled = new BoundedMemo<string, ParsedSchedule>(SCHEDULE_CACHE_SIZE);
 
 /** Schedule texts longer than this are compiled on every call instead of kept. */
 const MAX_MEMO_TEXT_LENGTH = 256;
