@@ -8,6 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { loadAdmissionConfig, startAdmissionServer } from "../../src/admission/server.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
+import { admissionReview } from "../helpers/requests.ts";
 import { widget, widgetController, widgetReview } from "../fixtures/kinds/widget/index.ts";
 
 function selfSigned(dir: string, name: string): { cert: string; key: string } {
@@ -98,18 +99,10 @@ test("metahooks serve starts the admission listener when the TLS files are set",
       });
       child.once("exit", (code) => reject(new Error(`serve exited with ${code}: ${buffer}`)));
     });
-    const review = {
-      apiVersion: "admission.k8s.io/v1",
-      kind: "AdmissionReview",
-      request: {
-        uid: "u-1",
-        kind: { group: "batch.tutorial.kubebuilder.io", version: "v1", kind: "CronJob" },
-        resource: { group: "batch.tutorial.kubebuilder.io", version: "v1", resource: "cronjobs" },
-        operation: "CREATE",
-        namespace: "default",
-        object: { apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "bad", namespace: "default" }, spec: { schedule: "61 * * * *", jobTemplate: {} } },
-      },
-    };
+    const review = admissionReview(
+      { apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "bad", namespace: "default" }, spec: { schedule: "61 * * * *", jobTemplate: {} } },
+      { namespace: "default" },
+    );
     const res = await post(url, "/validate/cronjob", review, readFileSync(pair.cert));
     assert.equal(res.status, 200);
     assert.equal(res.body.response.allowed, false);
@@ -134,17 +127,10 @@ test("the admission listener shares the service's body budget and is drained wit
   });
   try {
     assert.ok(service.admission, "serve started the admission listener");
-    const review = {
-      apiVersion: "admission.k8s.io/v1",
-      kind: "AdmissionReview",
-      request: {
-        uid: "u-drain",
-        kind: { group: "batch.tutorial.kubebuilder.io", version: "v1", kind: "CronJob" },
-        resource: { group: "batch.tutorial.kubebuilder.io", version: "v1", resource: "cronjobs" },
-        operation: "CREATE",
-        object: { apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "hello" }, spec: { schedule: "* * * * *" } },
-      },
-    };
+    const review = admissionReview(
+      { apiVersion: "batch.tutorial.kubebuilder.io/v1", kind: "CronJob", metadata: { name: "hello" }, spec: { schedule: "* * * * *" } },
+      { uid: "u-drain" },
+    );
     const inflight = slowPost(`${service.admission.url}/validate/cronjob`, JSON.stringify(review), { rejectUnauthorized: false });
     await inflight.sent;
     for (let i = 0; i < 200 && service.bodyBudget.inUse === 0; i++) await new Promise((r) => setTimeout(r, 10));

@@ -9,6 +9,7 @@ import type { SyncResponse } from "../../src/metacontroller/contract.ts";
 import { configureControllers } from "../../src/controllers/registry.ts";
 import { validateAdmission, mutateAdmission } from "../../src/admission/admission.ts";
 import { cronJob, job, request } from "./cronjob/builders.ts";
+import { admissionReview } from "../helpers/requests.ts";
 
 const [cronjob, cibuild] = configureControllers({});
 const NOW = "2026-01-05T12:00:30Z";
@@ -26,15 +27,6 @@ function sync(controller: typeof cronjob, body: any, now = NOW) {
   return { ...result, response, status, names: response.children.map((c) => c.metadata.name).sort(), condition: (type: string) => status.conditions?.find((c: any) => c.type === type) };
 }
 
-function review(object: unknown, operation = "CREATE") {
-  const o = object as { apiVersion: string; kind: string };
-  const [group, version] = o.apiVersion.split("/");
-  return {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: { uid: "r-1", kind: { group, version, kind: o.kind }, resource: { group, version, resource: "x" }, operation, object },
-  };
-}
 
 const observedJobs = [job("hello", "2026-01-05T11:58:00Z", "complete"), job("hello", "2026-01-05T11:59:00Z", "running"), job("hello", "2026-01-05T10:00:00Z", "failed"), job("hello", "2026-01-05T09:00:00Z", "failed")];
 
@@ -59,10 +51,10 @@ for (const [where, place] of [
         assert.equal(r.invalidReason, "NestingTooDeep");
         assert.equal(r.status.lastScheduleTime, "2026-01-05T11:59:00Z", "the status is carried, not wiped");
         JSON.stringify(r.response);
-        const denied = validateAdmission(cronjob!.def, review(parent));
+        const denied = validateAdmission(cronjob!.def, admissionReview(parent, { uid: "r-1" }));
         assert.equal(denied.review.response.allowed, false);
         assert.deepEqual(denied.review.response.status?.details?.causes.map((c) => c.reason), ["NestingTooDeep"]);
-        const mutated = mutateAdmission(cronjob!.def, review(parent));
+        const mutated = mutateAdmission(cronjob!.def, admissionReview(parent, { uid: "r-1" }));
         assert.equal(mutated.review.response.patch, undefined, "no defaulting patch for an object nested too deep");
       });
     }
@@ -85,7 +77,7 @@ for (const [where, place] of [
     assert.equal(r.condition("SpecValid").reason, "NestingTooDeep");
     assert.deepEqual(r.names, ["deploy-web", "web-0123456789"]);
     assert.equal(r.invalidReason, "NestingTooDeep");
-    const denied = validateAdmission(cibuild!.def, review(parent));
+    const denied = validateAdmission(cibuild!.def, admissionReview(parent, { uid: "r-1" }));
     assert.equal(denied.review.response.allowed, false);
     assert.deepEqual(denied.review.response.status?.details?.causes.map((c) => c.reason), ["NestingTooDeep"]);
   });
@@ -117,7 +109,7 @@ test("a non-ASCII or uppercase CronJob name gets InvalidName, not NameTooLong; a
     assert.equal(r.condition("Ready").reason, "InvalidName", name);
     assert.equal(r.names.length, 1, "the observed Job is kept");
     assert.equal(r.invalidReason, "InvalidName");
-    const denied = validateAdmission(cronjob!.def, review(parent));
+    const denied = validateAdmission(cronjob!.def, admissionReview(parent, { uid: "r-1" }));
     assert.deepEqual(denied.review.response.status?.details?.causes.map((c) => c.reason), ["InvalidName"], name);
   }
   assert.equal(sync(cronjob, request(cronJob({ name: "a".repeat(60) }))).condition("Ready").reason, "NameTooLong");

@@ -17,3 +17,24 @@ export const MINIMAL_CRONJOB_SYNC = {
   parent: MINIMAL_CRONJOB,
   children: { "Job.batch/v1": {} },
 };
+
+/**
+ * An AdmissionReview v1 request as the API server sends it for `object`: group, version and kind
+ * from the object, resource its lower-cased plural (`cronjobs`, `cibuilds`), CREATE by default.
+ * @param fields - more request fields (uid, operation, namespace, oldObject, …), kept as given
+ */
+export function admissionReview(object: { apiVersion: string; kind: string; [field: string]: unknown }, fields: Record<string, unknown> = {}): Record<string, unknown> {
+  const [group, version] = object.apiVersion.includes("/") ? object.apiVersion.split("/") : ["", object.apiVersion];
+  return {
+    apiVersion: "admission.k8s.io/v1",
+    kind: "AdmissionReview",
+    request: {
+      uid: "u-1",
+      kind: { group, version, kind: object.kind },
+      resource: { group, version, resource: `${object.kind.toLowerCase()}s` },
+      operation: "CREATE",
+      object,
+      ...fields,
+    },
+  };
+}

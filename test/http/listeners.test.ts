@@ -12,7 +12,7 @@ import { loadServiceConfig } from "../../src/config.ts";
 import { ByteBudget } from "../../src/http/body.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
 import { slowPost, send, type Answer } from "../helpers/slow-request.ts";
-import { MINIMAL_CRONJOB, MINIMAL_CRONJOB_SYNC } from "../helpers/requests.ts";
+import { admissionReview, MINIMAL_CRONJOB, MINIMAL_CRONJOB_SYNC } from "../helpers/requests.ts";
 
 const NOW = new Date("2026-01-05T12:00:30Z");
 const SYNC = JSON.stringify(MINIMAL_CRONJOB_SYNC);
@@ -71,17 +71,7 @@ const BOMBS: Record<string, Buffer> = (() => {
   };
 })();
 
-const ADMISSION_REVIEW = JSON.stringify({
-  apiVersion: "admission.k8s.io/v1",
-  kind: "AdmissionReview",
-  request: {
-    uid: "u-1",
-    kind: { group: "batch.tutorial.kubebuilder.io", version: "v1", kind: "CronJob" },
-    resource: { group: "batch.tutorial.kubebuilder.io", version: "v1", resource: "cronjobs" },
-    operation: "CREATE",
-    object: MINIMAL_CRONJOB,
-  },
-});
+const ADMISSION_REVIEW = JSON.stringify(admissionReview(MINIMAL_CRONJOB));
 
 for (const [listener, make, path, valid] of [
   ["hook", () => hookApp({ bodyLimitBytes: 64 * 1024 }), "/sync/cronjob", SYNC],
