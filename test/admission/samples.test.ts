@@ -9,6 +9,7 @@ import { configureControllers } from "../../src/controllers/registry.ts";
 import { AdmissionReviewResponseSchema } from "../../src/admission/review.ts";
 import { applyAddOperations, type AddOperation } from "../../src/admission/json-patch.ts";
 import { silentLogger } from "../helpers/silent-logger.ts";
+import { admissionReview } from "../helpers/requests.ts";
 
 // The seed samples must pass the real kinds' webhooks unchanged; broken variants must be denied
 // with a message naming the field and the rule.
@@ -18,23 +19,8 @@ const app = () => createApp({ controllers: configureControllers({}), logger: sil
 const kinds = new Map(configureControllers({}).map((c) => [c.def.kind, c.def]));
 
 function review(object: any, operation = "CREATE", oldObject?: any) {
-  const [group, version] = object.apiVersion.includes("/") ? object.apiVersion.split("/") : ["", object.apiVersion];
-  const def = kinds.get(object.kind)!;
-  const plural = (def.crd() as any).spec.names.plural;
-  return {
-    apiVersion: "admission.k8s.io/v1",
-    kind: "AdmissionReview",
-    request: {
-      uid: "uid-1",
-      kind: { group, version, kind: object.kind },
-      resource: { group, version, resource: plural },
-      name: object.metadata.name,
-      namespace: "default",
-      operation,
-      object: { ...object, metadata: { namespace: "default", ...object.metadata } },
-      oldObject: oldObject ?? null,
-    },
-  };
+  const namespaced = { ...object, metadata: { namespace: "default", ...object.metadata } };
+  return admissionReview(namespaced, { uid: "uid-1", name: object.metadata.name, namespace: "default", operation, oldObject: oldObject ?? null });
 }
 
 function samples(): Array<{ file: string; object: any }> {
