@@ -138,15 +138,20 @@ test("CIBuild push: builds exactly the pushed commit; the same commit pushed aga
   });
 });
 
+/** Applies `cr`, lets its first build deploy, then pushes B and, 30 s later while B builds, C. */
+async function pushTwiceDuringBuild(run: Parameters<Parameters<typeof withRemote>[1]>[0], cr: Parameters<typeof push>[1]): Promise<void> {
+  run.apply(cr);
+  await run.emu.runFor(200);
+  push(run, cr, B);
+  await run.emu.runFor(30);
+  push(run, cr, C);
+  await run.emu.runFor(5);
+}
+
 test("CIBuild push during a build: the older build is cancelled and only the newest commit is deployed", async () => {
   await withRemote(90, async (run) => {
     const cr = withTriggers({ push: { secretRef: { name: "cibuild-webhook" } } });
-    run.apply(cr);
-    await run.emu.runFor(200);
-    push(run, cr, B);
-    await run.emu.runFor(30);
-    push(run, cr, C);
-    await run.emu.runFor(5);
+    await pushTwiceDuringBuild(run, cr);
     assert.ok(!buildJobs(run, cr).some((j) => j.metadata.annotations?.["cicd.cicd.com/commit"] === B), "the build of the older commit is cancelled (deleted)");
     await run.emu.runFor(200);
     const live = run.live(cr)!;
@@ -160,12 +165,7 @@ test("CIBuild push during a build: the older build is cancelled and only the new
 test("CIBuild push during a build with cancelInProgress false: the running build finishes and deploys, then the newest commit", async () => {
   await withRemote(90, async (run) => {
     const cr = withTriggers({ push: { secretRef: { name: "cibuild-webhook" } }, cancelInProgress: false });
-    run.apply(cr);
-    await run.emu.runFor(200);
-    push(run, cr, B);
-    await run.emu.runFor(30);
-    push(run, cr, C);
-    await run.emu.runFor(5);
+    await pushTwiceDuringBuild(run, cr);
     assert.equal(condition(run.live(cr), "UpToDate")?.reason, "WaitingForRunningBuild");
     assert.ok(buildJobs(run, cr).some((j) => j.metadata.annotations?.["cicd.cicd.com/commit"] === B && !j.status?.conditions), "B keeps building");
     await run.emu.runFor(400);
