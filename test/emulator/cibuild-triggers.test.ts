@@ -139,7 +139,7 @@ test("CIBuild push: builds exactly the pushed commit; the same commit pushed aga
 });
 
 /** Applies `cr`, lets its first build deploy, then pushes B and, 30 s later while B builds, C. */
-async function pushTwiceDuringBuild(run: Parameters<Parameters<typeof withRemote>[1]>[0], cr: Parameters<typeof push>[1]): Promise<void> {
+async function pushTwiceDuringBuild(run: CIBuildRun, cr: Obj): Promise<void> {
   run.apply(cr);
   await run.emu.runFor(200);
   push(run, cr, B);
