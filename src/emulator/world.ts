@@ -303,26 +303,12 @@ export function repositoryOf(image: string): string {
  * @param now - completion time (RFC 3339), also every condition's probe and transition time
  */
 export function finishedJobStatus(outcome: "Complete" | "Failed", startTime: string, now: string): Record<string, unknown> {
-  return outcome === "Complete"
-    ? {
-        startTime,
-        completionTime: now,
-        succeeded: 1,
-        ready: 0,
-        uncountedTerminatedPods: {},
-        conditions: [
-          { type: "SuccessCriteriaMet", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: now, lastTransitionTime: now },
-          { type: "Complete", status: "True", reason: "CompletionsReached", message: "Reached expected number of succeeded pods", lastProbeTime: now, lastTransitionTime: now },
-        ],
-      }
-    : {
-        startTime,
-        failed: 1,
-        ready: 0,
-        uncountedTerminatedPods: {},
-        conditions: [
-          { type: "FailureTarget", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit", lastProbeTime: now, lastTransitionTime: now },
-          { type: "Failed", status: "True", reason: "BackoffLimitExceeded", message: "Job has reached the specified backoff limit", lastProbeTime: now, lastTransitionTime: now },
-        ],
-      };
+  const [interim, reason, message] =
+    outcome === "Complete"
+      ? ["SuccessCriteriaMet", "CompletionsReached", "Reached expected number of succeeded pods"]
+      : ["FailureTarget", "BackoffLimitExceeded", "Job has reached the specified backoff limit"];
+  // The Job controller first writes the interim condition, then the terminal one, both True.
+  const conditions = [interim, outcome].map((type) => ({ type, status: "True", reason, message, lastProbeTime: now, lastTransitionTime: now }));
+  const counts = outcome === "Complete" ? { completionTime: now, succeeded: 1 } : { failed: 1 };
+  return { startTime, ...counts, ready: 0, uncountedTerminatedPods: {}, conditions };
 }
