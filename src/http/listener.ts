@@ -228,20 +228,22 @@ function expressMessageClasses(app: express.Express): Pick<http.ServerOptions, "
   // then keeps Node's own classes and express sets the prototypes as before.
   const isClass = (f: unknown) => /^class\b/.test(Function.prototype.toString.call(f));
   if (isClass(http.IncomingMessage) || isClass(http.ServerResponse)) return {};
-  const NodeRequest = http.IncomingMessage as unknown as (this: object, ...args: unknown[]) => void;
-  const NodeResponse = http.ServerResponse as unknown as (this: object, ...args: unknown[]) => void;
-  function ExpressRequest(this: object, ...args: unknown[]): void {
-    NodeRequest.apply(this, args);
-  }
-  ExpressRequest.prototype = app.request;
-  function ExpressResponse(this: object, ...args: unknown[]): void {
-    NodeResponse.apply(this, args);
-  }
-  ExpressResponse.prototype = app.response;
+  const ExpressRequest = bornWith(http.IncomingMessage, app.request);
+  const ExpressResponse = bornWith(http.ServerResponse, app.response);
   return {
     IncomingMessage: ExpressRequest as unknown as typeof http.IncomingMessage,
     ServerResponse: ExpressResponse as unknown as typeof http.ServerResponse,
   };
+}
+
+/** A constructor that runs Node's `base` on an object made from `prototype`. */
+function bornWith(base: unknown, prototype: object): (this: object, ...args: unknown[]) => void {
+  const construct = base as (this: object, ...args: unknown[]) => void;
+  function Message(this: object, ...args: unknown[]): void {
+    construct.apply(this, args);
+  }
+  Message.prototype = prototype;
+  return Message;
 }
 
 /**
