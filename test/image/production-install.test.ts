@@ -11,7 +11,8 @@ import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { distIsFresh } from "../helpers/dist.ts";
+import { pathToFileURL } from "node:url";
+import { distIsFresh } from "../../scripts/dist-freshness.mjs";
 import { MINIMAL_CRONJOB_SYNC } from "../helpers/requests.ts";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
@@ -51,7 +52,7 @@ before(async () => {
   // build stage: `npm run build`. The clone's dist/ is that script's output (`npm ci` runs it as
   // `prepare`), so it is copied when it is newer than every source and compiler config; otherwise
   // the same compiler config compiles into the temp tree (a full compile costs ~7 s of CPU).
-  if (distIsFresh()) {
+  if (distIsFresh(pathToFileURL(resolve(".") + "/"))) {
     cpSync("dist", join(work, "dist"), { recursive: true });
   } else {
     const tsc = resolve("node_modules/typescript/bin/tsc");

@@ -10,7 +10,8 @@ import { spawnSync } from "node:child_process";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { distIsFresh } from "../helpers/dist.ts";
+import { pathToFileURL } from "node:url";
+import { distIsFresh } from "../../scripts/dist-freshness.mjs";
 
 const repo = resolve(".");
 const work = mkdtempSync(join(tmpdir(), "metahooks-package-"));
@@ -46,7 +47,7 @@ before(() => {
   // that build's output for the current sources (always so right after `npm ci`), the staging copy
   // takes it and packs with --ignore-scripts: the same files, one compile fewer. Otherwise the pack
   // builds, exactly as a publish would.
-  const prebuilt = distIsFresh();
+  const prebuilt = distIsFresh(pathToFileURL(resolve(".") + "/"));
   if (prebuilt) cpSync("dist", join(stage, "dist"), { recursive: true });
   // One real pack: its JSON report lists the packed files, exactly what `npm pack --dry-run --json` would list.
   const pack = run("npm", ["pack", "--json", "--pack-destination", work, ...(prebuilt ? ["--ignore-scripts"] : [])], stage);
