@@ -42,3 +42,15 @@ test("findTooDeep at the default limit: a chain of exactly MAX_NESTING_DEPTH fit
   assert.equal(findTooDeep(chain(MAX_NESTING_DEPTH + 1))?.length, MAX_NESTING_DEPTH);
   assert.equal(findTooDeep(chain(10_000))?.length, MAX_NESTING_DEPTH);
 });
+
+test("findTooDeep looks at own keys only: an enumerable property on Object.prototype (pollution) is not a path", () => {
+  let deep: unknown = {};
+  for (let i = 0; i < MAX_NESTING_DEPTH + 5; i++) deep = { a: deep };
+  Object.defineProperty(Object.prototype, "polluted", { value: deep, enumerable: true, configurable: true });
+  try {
+    assert.equal(findTooDeep({ spec: { x: 1 } }), undefined, "the inherited deep value is not the object's");
+    assert.equal(findTooDeep({ spec: deep })?.slice(0, 2).join("."), "spec.a", "an own deep value is still found, by its own keys");
+  } finally {
+    delete (Object.prototype as Record<string, unknown>).polluted;
+  }
+});
