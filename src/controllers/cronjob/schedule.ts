@@ -205,6 +205,8 @@ function canonicalSchedule(text: string): { every: number } | { pattern: string 
 class CronSchedule implements Schedule {
   readonly canonical: string;
   private readonly cron: Cron;
+  /** A fixed-offset zone (UTC): every slot is one fixed instant, no DST moves any. */
+  private readonly fixedOffset: boolean;
   constructor(pattern: string, zone: string) {
     this.canonical = pattern;
     // Always pass the zone (croner would otherwise use the process' local zone). UTC has no DST,
@@ -212,29 +214,60 @@ class CronSchedule implements Schedule {
     // fixedTimeRule "no-wildcard" with the spelling kept by canonicalField gives Vixie cron's DST
     // handling: a fixed-time slot in the spring-forward gap runs once just after it, one in the
     // repeated hour once at its first occurrence (docs/cronjob.md, "Daylight saving").
-    const where = zone === "UTC" ? { utcOffset: 0 } : { timezone: zone };
+    this.fixedOffset = zone === "UTC";
+    const where = this.fixedOffset ? { utcOffset: 0 } : { timezone: zone };
     this.cron = new Cron(pattern, { ...where, paused: true, mode: "5-part", domAndDow: false, fixedTimeRule: "no-wildcard" });
   }
   latestSlot(now: Date, after: Date): Date | undefined {
-    const slot = this.latest.get(now.getTime(), (t) => {
-      // previousRuns is strictly before its reference (one call, no iteration over missed slots).
-      // Slots are whole minutes, so a reference 1 ms after now includes a slot at exactly now; the
-      // fallback only guards against croner rounding within the same second.
-      let found = this.cron.previousRuns(1, new Date(t + 1))[0];
-      if (found && found.getTime() > t) found = this.cron.previousRuns(1, found)[0];
-      return found?.getTime();
-    });
+    const t = now.getTime();
+    const slot = this.#inSpan(t) ? this.span.from : this.#latest(t);
     return slot !== undefined && slot > after.getTime() ? new Date(slot) : undefined;
   }
   nextSlot(t: Date): Date | undefined {
-    const slot = this.next.get(t.getTime(), (ms) => this.cron.nextRun(new Date(ms))?.getTime());
+    const ms = t.getTime();
+    const slot = this.#inSpan(ms) ? this.span.to : this.#next(ms);
     return slot === undefined ? undefined : new Date(slot);
+  }
+  #latest(t: number): number | undefined {
+    return this.latest.get(t, (ref) => {
+      // previousRuns is strictly before its reference (one call, no iteration over missed slots).
+      // Slots are whole minutes, so a reference 1 ms after now includes a slot at exactly now; the
+      // fallback only guards against croner rounding within the same second.
+      let found = this.cron.previousRuns(1, new Date(ref + 1))[0];
+      if (found && found.getTime() > ref) found = this.cron.previousRuns(1, found)[0];
+      return found?.getTime();
+    });
+  }
+  #next(t: number): number | undefined {
+    return this.next.get(t, (ref) => this.cron.nextRun(new Date(ref))?.getTime());
+  }
+  /**
+   * Whether `t` lies in the remembered span between two consecutive slots; if not, and the zone
+   * has a fixed offset, the span around `t` is looked up and remembered. With a fixed offset the
+   * latest slot at or before `t` and the first one after it bound a span with no slot inside, so
+   * every reference time in it has the same two answers: one CronJob's calls between two slots
+   * (a slot's own, the Job's start, its end) need croner once. In a zone with DST, croner's
+   * backward and forward searches are not assumed to agree around a transition, so each question
+   * goes to croner (through the memo by reference time).
+   */
+  #inSpan(t: number): boolean {
+    const span = this.span;
+    if (t >= span.from && t < span.to) return true;
+    if (!this.fixedOffset) return false;
+    const from = this.#latest(t);
+    const to = this.#next(t);
+    if (from === undefined || to === undefined) return false;
+    span.from = from;
+    span.to = to;
+    return true;
   }
   // The last few answers of croner, by reference time (epoch ms). A CronJob is synced several
   // times at one instant (the slot's resync, then the events of its own writes), and croner's
   // search costs far more than a lookup. Results are plain numbers: nothing shared can be changed.
   private readonly latest = new BoundedMemo<number, number | undefined>(SLOT_MEMO_SIZE);
   private readonly next = new BoundedMemo<number, number | undefined>(SLOT_MEMO_SIZE);
+  /** The remembered span `[from, to)` between two consecutive slots (fixed-offset zones only; empty at first). */
+  private readonly span = { from: Number.NaN, to: Number.NaN };
 }
 
 /** Answers kept per compiled cron schedule and question (latest, next). */

@@ -271,3 +271,36 @@ test("a compiled schedule's remembered answers are croner's: any order of refere
   a.setTime(0);
   assert.equal(s.nextSlot(new Date(base), new Date(base))?.getTime(), base + minute);
 });
+
+test("a UTC schedule answers between two slots from the remembered span exactly as croner answers each reference time", () => {
+  // The answers a schedule gives with an empty memo and span, for each reference time on its own:
+  // a text longer than the memo's limit is compiled afresh on every parseSchedule call.
+  const fresh = (pattern: string) => {
+    const padded = `${pattern}${" ".repeat(300)}`;
+    const parsed = parseSchedule(padded, "UTC");
+    assert.ok(parsed.ok, pattern);
+    return parsed.schedule;
+  };
+  const patterns = ["*/7 3 * * *", "0 0 29 2 *", "30 */5 * * 1-5", "* * * * *", "59 23 31 12 *"];
+  const base = Date.UTC(2026, 0, 1);
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...patterns),
+      fc.array(fc.integer({ min: 0, max: 5 * 366 * 86_400_000 }), { minLength: 1, maxLength: 30 }),
+      fc.integer({ min: 0, max: 86_400_000 }),
+      (pattern, offsets, anchorOffset) => {
+        const parsed = parseSchedule(pattern, "UTC");
+        assert.ok(parsed.ok);
+        const shared = parsed.schedule;
+        const anchor = new Date(base + anchorOffset);
+        // Nearby reference times too, so that many of them fall in one remembered span.
+        for (const o of offsets.flatMap((x) => [x, x + 1, x + 59_999, x + 60_000, x - 1])) {
+          const t = new Date(base + o);
+          assert.equal(shared.nextSlot(t, anchor)?.getTime(), fresh(pattern).nextSlot(t, anchor)?.getTime(), `${pattern} next after ${t.toISOString()}`);
+          assert.equal(shared.latestSlot(t, anchor)?.getTime(), fresh(pattern).latestSlot(t, anchor)?.getTime(), `${pattern} latest at ${t.toISOString()}`);
+        }
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
