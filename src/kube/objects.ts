@@ -32,20 +32,29 @@ export function reemitObserved(observed: KubeObject): KubeObject {
   const metadata = observed.metadata;
   const meta: KubeObject["metadata"] = { name: metadata.name };
   if (metadata.namespace) meta.namespace = metadata.namespace;
-  if (metadata.labels && Object.keys(metadata.labels).length) meta.labels = { ...metadata.labels };
+  // This runs for every kept Job of every call: loops (for…in with own-key checks visit
+  // Object.keys' keys in its order without allocating the list) rather than spreads and rests.
+  const labels = metadata.labels;
+  if (labels && hasOwnKey(labels)) meta.labels = { ...labels };
   let annotations: Record<string, string> | undefined;
-  for (const key of Object.keys(metadata.annotations ?? {})) {
-    if (key === LAST_APPLIED || key === KUBECTL_LAST_APPLIED) continue;
-    setOwn((annotations ??= {}), key, metadata.annotations![key]!);
+  const observedAnnotations = metadata.annotations;
+  for (const key in observedAnnotations) {
+    if (!Object.hasOwn(observedAnnotations, key) || key === LAST_APPLIED || key === KUBECTL_LAST_APPLIED) continue;
+    setOwn((annotations ??= {}), key, observedAnnotations[key]!);
   }
   if (annotations) meta.annotations = annotations;
-  // Every other top-level field in its order, then metadata (a loop: rest-destructuring is
-  // several times slower, and this runs for every kept Job of every call).
+  // Every other top-level field in its order, then metadata.
   const out: Record<string, unknown> = {};
   const source = observed as Record<string, unknown>;
-  for (const key of Object.keys(source)) if (key !== "status" && key !== "metadata") setOwn(out, key, source[key]);
+  for (const key in source) if (Object.hasOwn(source, key) && key !== "status" && key !== "metadata") setOwn(out, key, source[key]);
   out.metadata = meta;
   return out as KubeObject;
+}
+
+/** Whether `object` has an own enumerable key (`Object.keys(object).length > 0` without the list). */
+function hasOwnKey(object: object): boolean {
+  for (const key in object) if (Object.hasOwn(object, key)) return true;
+  return false;
 }
 
 /** `into[key] = value` as a spread does it: an own "__proto__" key stays a key, not the prototype. */
@@ -59,8 +68,7 @@ const KUBECTL_LAST_APPLIED = "kubectl.kubernetes.io/last-applied-configuration";
 
 /** Sorts children by kind, then name, so responses are byte-stable. */
 export function sortChildren(children: KubeObject[]): KubeObject[] {
-  const key = (o: KubeObject) => `${o.kind}\u0000${o.metadata.name}`;
-  return [...children].sort((a, b) => (key(a) < key(b) ? -1 : key(a) > key(b) ? 1 : 0));
+  return [...children].sort((a, b) => compareStrings(a.kind, b.kind) || compareStrings(a.metadata.name, b.metadata.name));
 }
 
 /**

@@ -124,9 +124,14 @@ export function runHook<O>(
  * @throws HookError 422 naming the object
  */
 function checkObservedNesting(map: ObjectMap, field: string): void {
-  for (const [group, objects] of Object.entries(map)) {
-    for (const [key, object] of Object.entries(objects ?? {})) {
-      const path = findTooDeep(object);
+  // for…in with own-key checks: Object.entries' order without its arrays (every child, every call).
+  for (const group in map) {
+    if (!Object.hasOwn(map, group)) continue;
+    const objects = map[group];
+    if (!objects) continue;
+    for (const key in objects) {
+      if (!Object.hasOwn(objects, key)) continue;
+      const path = findTooDeep(objects[key]);
       if (path) {
         throw invalidRequest(`${field}.${group}.${key}: nested deeper than ${MAX_NESTING_DEPTH} levels of objects and arrays (at ${formatPath(path)}); no API object nests this deep`);
       }

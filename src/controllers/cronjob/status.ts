@@ -45,14 +45,12 @@ export function effectiveLastScheduleTime(
   jobs: readonly KubeObject[],
   now: Date,
 ): Date | undefined {
-  const fromJobs: Array<Date | undefined> = [
-    ...jobs.map((j) => scheduledTimeOfJob(cronJobName, j)),
-    ...activeNamesInStatus(status).map((n) => scheduledTimeOfName(cronJobName, n)),
-  ];
   let latest = parseTime(status.lastScheduleTime);
-  for (const t of fromJobs) {
+  const consider = (t: Date | undefined) => {
     if (t && t.getTime() <= now.getTime() && (!latest || t.getTime() > latest.getTime())) latest = t;
-  }
+  };
+  for (const job of jobs) consider(scheduledTimeOfJob(cronJobName, job));
+  for (const name of activeNamesInStatus(status)) consider(scheduledTimeOfName(cronJobName, name));
   return latest;
 }
 
