@@ -5,7 +5,7 @@
  * @packageDocumentation
  */
 import type { KubeObject } from "../../metacontroller/contract.ts";
-import { isBeingDeleted, jobOutcome } from "../../kube/jobs.ts";
+import { isBeingDeleted, jobOutcome, type JobOutcome } from "../../kube/jobs.ts";
 import { sortByTimeThenName } from "../../kube/objects.ts";
 import { parseTime } from "../../kube/time.ts";
 import { DEFAULTS } from "./constants.ts";
@@ -55,16 +55,16 @@ function startTime(job: KubeObject): number | undefined {
  * @returns the Jobs to prune, in the order they were selected (succeeded, then failed)
  */
 export function selectHistoryToPrune(jobs: readonly KubeObject[], limits: HistoryLimits | undefined): KubeObject[] {
-  const pruned: KubeObject[] = [];
-  if (!limits) return pruned;
-  for (const [outcome, limit] of [
-    ["Complete", limits.succeeded],
-    ["Failed", limits.failed],
-  ] as const) {
-    const finished = jobs.filter((j) => !isBeingDeleted(j) && jobOutcome(j) === outcome);
-    // Within the limit nothing is pruned, so there is no order to establish.
-    if (finished.length <= limit) continue;
-    pruned.push(...sortByTimeThenName(finished, startTime).slice(0, finished.length - limit));
-  }
-  return pruned;
+  if (!limits) return [];
+  return [...oldestBeyond(jobs, "Complete", limits.succeeded), ...oldestBeyond(jobs, "Failed", limits.failed)];
+}
+
+/** The oldest finished Jobs of one outcome beyond `limit` (Jobs being deleted do not count). */
+function oldestBeyond(jobs: readonly KubeObject[], outcome: JobOutcome, limit: number): KubeObject[] {
+  let count = 0;
+  for (const job of jobs) if (!isBeingDeleted(job) && jobOutcome(job) === outcome) count++;
+  // Within the limit nothing is pruned, so there is no order to establish (nor a list to make).
+  if (count <= limit) return [];
+  const finished = jobs.filter((j) => !isBeingDeleted(j) && jobOutcome(j) === outcome);
+  return sortByTimeThenName(finished, startTime).slice(0, count - limit);
 }

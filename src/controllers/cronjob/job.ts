@@ -28,11 +28,12 @@ export function buildJob(parent: KubeObject, template: CronJobSpec["jobTemplate"
   if (parent.metadata.namespace) metadata.namespace = parent.metadata.namespace;
   const labels = template.metadata?.labels;
   if (labels && Object.keys(labels).length) metadata.labels = { ...labels };
-  metadata.annotations = {
-    ...(template.metadata?.annotations ?? {}),
-    [SCHEDULED_TIMESTAMP_ANNOTATION]: formatInZone(slot, zone),
-    [SCHEDULED_AT_ANNOTATION]: formatTime(slot),
-  };
+  // Assigned one by one: an object literal with computed keys after a spread is built key by key
+  // on V8's slow path. A key already in the template keeps its place, as in a literal.
+  const annotations: Record<string, string> = { ...(template.metadata?.annotations ?? {}) };
+  annotations[SCHEDULED_TIMESTAMP_ANNOTATION] = formatInZone(slot, zone);
+  annotations[SCHEDULED_AT_ANNOTATION] = formatTime(slot);
+  metadata.annotations = annotations;
   const job: Job & TypedObject = {
     apiVersion: "batch/v1",
     kind: "Job",

@@ -19,10 +19,9 @@ import { activeReferences, buildStatus, lastSuccessfulTime } from "./status.ts";
 export function renderSync(o: ObservedCronJob, plan: SyncPlan, now: Date): HookResult {
   const replaced = plan.kind === "Invalid" ? [] : plan.replaced;
   const newJob = plan.kind === "Scheduled" ? plan.newJob : undefined;
-  const leftOut = new Set([...plan.pruned, ...replaced].map((j) => j.metadata.name));
-  const replacedNames = new Set(replaced.map((j) => j.metadata.name));
-  const children = o.jobs.filter((j) => !leftOut.has(j.metadata.name)).map(reemitObserved);
-  const stillRunning = o.running.filter((j) => !replacedNames.has(j.metadata.name));
+  // Most calls leave nothing out: then every observed Job is kept, with no name sets to build.
+  const children = plan.pruned.length || replaced.length ? o.jobs.filter(notIn([...plan.pruned, ...replaced])).map(reemitObserved) : o.jobs.map(reemitObserved);
+  const stillRunning = replaced.length ? o.running.filter(notIn(replaced)) : o.running.slice();
   if (newJob) {
     children.push(newJob);
     stillRunning.push(newJob);
@@ -54,6 +53,12 @@ export function renderSync(o: ObservedCronJob, plan: SyncPlan, now: Date): HookR
   const result: HookResult = { response, decisions: plan.decisions };
   if (plan.kind === "Invalid") result.invalidReason = plan.problems[0].reason;
   return result;
+}
+
+/** A filter keeping the Jobs whose name is not among `jobs`' names. */
+function notIn(jobs: readonly KubeObject[]): (job: KubeObject) => boolean {
+  const names = new Set(jobs.map((j) => j.metadata.name));
+  return (job) => !names.has(job.metadata.name);
 }
 
 /**
