@@ -6,6 +6,7 @@
  *
  * @packageDocumentation
  */
+import { copyOwn } from "../kube/copy-own.ts";
 import { formatTime } from "../kube/time.ts";
 import { httpTransport, type HookReply, type HookTransport } from "./transport.ts";
 import { applyUpdate, withLastApplied } from "./merge.ts";
@@ -158,8 +159,6 @@ export class CompositeControllerEmulator {
   // Customize responses per parent uid/generation, and the related rules per parent key.
   #customizeCache = new Map<string, Obj[]>();
   #relatedRules = new Map<string, Obj[]>();
-  /** Hook answers handed over without a copy (in process): read-only. */
-  #shared = new WeakSet<object>();
 
   constructor(options: ControllerOptions) {
     const cc = options.compositeController;
@@ -504,18 +503,19 @@ export class CompositeControllerEmulator {
     };
     record.request = request;
     // 429 waits for Retry-After; anything but a valid 200 answer is a sync error with backoff.
-    const response = await this.#call(hook, request);
+    const { body: response, shared } = await this.#call(hook, request);
     if (f?.hookResponseLossRate && f.rng() < f.hookResponseLossRate) {
       throw new Error(`injected: hook response lost (Client.Timeout exceeded)`);
     }
     // An answer handed over in process may share objects with the hook's: read it, never change
     // it, and copy (with JSON's semantics) whatever is kept or written from it.
-    const shared = this.#shared.has(response);
     record.response = shared && this.#keepRecords ? clone(response) : response;
     // No children means none; a child without a namespace gets the parent's. Only the top level
-    // and metadata are changed here, so only they are copied.
+    // and metadata are changed here, so only they are copied (key by key, as keys may be added:
+    // see copyOwn).
     const desiredList: Obj[] = (response.children ?? []).map((c: Obj) => {
-      const d = { ...c, metadata: { ...(c.metadata ?? {}) } };
+      const d = copyOwn(c);
+      d.metadata = copyOwn(c.metadata);
       if (!d.metadata.namespace && parent.metadata.namespace) d.metadata.namespace = parent.metadata.namespace;
       return d;
     });
@@ -535,7 +535,12 @@ export class CompositeControllerEmulator {
     for (const d of desiredList) {
       if (this.generateSelector) {
         const labels = d.metadata.labels ?? {};
-        d.metadata.labels = Object.hasOwn(labels, "controller-uid") ? labels : { ...labels, "controller-uid": parent.metadata.uid };
+        if (!Object.hasOwn(labels, "controller-uid")) {
+          // Copied key by key, then the label added: see copyOwn (kube/copy-own.ts).
+          const withUid = copyOwn(labels);
+          withUid["controller-uid"] = parent.metadata.uid;
+          d.metadata.labels = withUid;
+        }
       }
       desired.set(identity(d.apiVersion, d.kind, `${d.metadata.namespace ?? ""}/${d.metadata.name ?? ""}`), d);
     }
@@ -668,9 +673,9 @@ export class CompositeControllerEmulator {
     const cacheKey = `${parent.metadata.uid}/${parent.metadata.generation}`;
     let rules = this.#customizeCache.get(cacheKey);
     if (!rules) {
-      const res = await this.#post(hook, { controller: { metadata: clone(this.#cc.metadata), spec: clone(this.#cc.spec), status: {} }, parent });
+      const { body: res, shared } = await this.#post(hook, { controller: { metadata: clone(this.#cc.metadata), spec: clone(this.#cc.spec), status: {} }, parent });
       if (!Array.isArray(res.relatedResources)) throw new Error("customize: relatedResources must be a list");
-      rules = (this.#shared.has(res) ? clone(res.relatedResources) : res.relatedResources) as Obj[];
+      rules = (shared ? clone(res.relatedResources) : res.relatedResources) as Obj[];
       this.#customizeCache.set(cacheKey, rules);
     }
     this.#relatedRules.set(key, rules);
@@ -709,7 +714,13 @@ export class CompositeControllerEmulator {
 
   // ---------------------------------------------------------------- HTTP: the hook call
 
-  async #post(hook: HookConfig, body: unknown): Promise<Obj> {
+  /**
+   * One POST. `shared` says the body was handed over in process and may share objects with the
+   * hook's own answer: the caller reads it, never changes it, and copies what it keeps. (A flag
+   * beside the body rather than a WeakSet of answers: a weak set's entries keep each answer and
+   * all it holds alive through young-generation collections, so every answer got promoted.)
+   */
+  async #post(hook: HookConfig, body: unknown): Promise<{ body: Obj; shared: boolean }> {
     let res: HookReply;
     try {
       res = await this.#transport(hook.path, body, hook.timeoutMs);
@@ -723,10 +734,8 @@ export class CompositeControllerEmulator {
     }
     if (res.status !== 200) throw new Error(`unsupported status code: ${res.status} body: ${res.text.slice(0, 200)}`);
     let parsed: unknown;
-    if (res.json !== undefined) {
-      parsed = res.json;
-      if (parsed !== null && typeof parsed === "object") this.#shared.add(parsed);
-    }
+    const shared = res.json !== undefined;
+    if (shared) parsed = res.json;
     else {
       try {
         parsed = JSON.parse(res.text);
@@ -734,13 +743,14 @@ export class CompositeControllerEmulator {
         throw new Error(`invalid JSON in hook response: ${res.text.slice(0, 100)}`);
       }
     }
-    if (parsed === null) return {};
+    if (parsed === null) return { body: {}, shared: false };
     if (typeof parsed !== "object" || Array.isArray(parsed)) throw new Error("hook response is not a JSON object");
-    return parsed as Obj;
+    return { body: parsed as Obj, shared };
   }
 
-  async #call(hook: HookConfig, request: unknown): Promise<Obj> {
-    const r = await this.#post(hook, request);
+  async #call(hook: HookConfig, request: unknown): Promise<{ body: Obj; shared: boolean }> {
+    const answer = await this.#post(hook, request);
+    const r = answer.body;
     const known = ["status", "children", "resyncAfterSeconds", "finalized"];
     const unknown = Object.keys(r).filter((k) => !known.includes(k));
     if (hook.strict && unknown.length) throw new Error(`strict decoding: unknown field(s) ${unknown.join(", ")}`);
@@ -752,7 +762,7 @@ export class CompositeControllerEmulator {
     }
     if (r.resyncAfterSeconds !== undefined && typeof r.resyncAfterSeconds !== "number") throw new Error("resyncAfterSeconds: not a number");
     if (r.finalized !== undefined && typeof r.finalized !== "boolean") throw new Error("finalized: not a boolean");
-    return r;
+    return answer;
   }
 }
 

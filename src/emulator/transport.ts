@@ -81,6 +81,18 @@ export interface InProcessOptions {
 }
 
 /**
+ * A 200 answer handed over in process: the text is only made when read. (A class: an object
+ * literal with a getter followed by another key is made a dictionary by V8 on every call.)
+ */
+class InProcessReply implements HookReply {
+  readonly status = 200;
+  constructor(readonly json: unknown) {}
+  get text(): string {
+    return JSON.stringify(this.json);
+  }
+}
+
+/**
  * The routes of our HTTP app without the network: `POST /<hook>/<kind>` → {@link runHook}, with
  * the same status codes and error bodies (200 with the response, 4xx/5xx with `{error, message}`).
  * Body limits, authentication and the time budget are the server's, not the hook's, so they are
@@ -102,14 +114,7 @@ export function inProcessTransport(controllers: readonly ConfiguredController[],
     try {
       const result = runHook(configured.def, hook as HookName, request, at, configured.options);
       options.onCall?.({ kind: configured.def.name, hook: hook as HookName, at, request, result: { response: result.response, decisions: result.decisions } });
-      const response = result.response;
-      return {
-        status: 200,
-        get text() {
-          return JSON.stringify(response);
-        },
-        json: response,
-      };
+      return new InProcessReply(result.response);
     } catch (err) {
       options.onCall?.({ kind: configured.def.name, hook: hook as HookName, at, request });
       const { status, body: errorBody } = toErrorBody(err, "in-process");

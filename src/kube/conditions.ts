@@ -4,6 +4,7 @@
  * @packageDocumentation
  */
 import { z } from "zod";
+import { copyOwn } from "./copy-own.ts";
 import { formatTime } from "./time.ts";
 
 /**
@@ -42,7 +43,10 @@ function withTransitionTime(previous: unknown, next: ConditionInput, now: Date):
     : undefined;
   const kept =
     old && old.status === next.status && typeof old.lastTransitionTime === "string" ? old.lastTransitionTime : undefined;
-  return { ...next, lastTransitionTime: kept ?? formatTime(now) };
+  // Key by key, not `{ ...next, lastTransitionTime }`: see copyOwn (kube/copy-own.ts).
+  const condition = copyOwn(next) as Condition;
+  condition.lastTransitionTime = kept ?? formatTime(now);
+  return condition;
 }
 
 /** Applies {@link withTransitionTime} to a list, keeping the order given. */

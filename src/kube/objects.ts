@@ -5,6 +5,7 @@
  */
 import type { ObjectMeta } from "kubernetes-types/meta/v1.js";
 import { compareStrings, type KubeObject } from "../metacontroller/contract.ts";
+import { setOwn } from "./copy-own.ts";
 
 /** What every child we build has: the fields Metacontroller needs to key it. */
 export interface TypedObject {
@@ -55,12 +56,6 @@ export function reemitObserved(observed: KubeObject): KubeObject {
 function hasOwnKey(object: object): boolean {
   for (const key in object) if (Object.hasOwn(object, key)) return true;
   return false;
-}
-
-/** `into[key] = value` as a spread does it: an own "__proto__" key stays a key, not the prototype. */
-function setOwn(into: Record<string, unknown>, key: string, value: unknown): void {
-  if (key === "__proto__") Object.defineProperty(into, key, { value, enumerable: true, writable: true, configurable: true });
-  else into[key] = value;
 }
 
 const LAST_APPLIED = "metacontroller.k8s.io/last-applied-configuration";

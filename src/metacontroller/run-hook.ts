@@ -96,7 +96,7 @@ export function runHook<O>(
   // both hooks at one URL). Answering `finalized` from a plain sync would make Metacontroller
   // remove and re-add its finalizer on every call.
   const finalizing = hook === "finalize" ? true : request.finalizing;
-  const summary = { ...summarize(request.parent), finalizing };
+  const summary = summarize(request.parent, finalizing);
   let result: HookResult;
   try {
     result = finalizing
@@ -139,11 +139,14 @@ function checkObservedNesting(map: ObjectMap, field: string): void {
   }
 }
 
-function summarize(parent: SyncRequest["parent"]): RequestSummary {
+/** The summary of a request's parent, with `finalizing` last when given (sync and finalize calls). */
+function summarize(parent: SyncRequest["parent"], finalizing?: boolean): RequestSummary {
   const ns = parent.metadata.namespace;
   const summary: RequestSummary = { parent: ns ? `${ns}/${parent.metadata.name}` : parent.metadata.name };
   if (parent.metadata.uid !== undefined) summary.uid = parent.metadata.uid;
   if (parent.metadata.generation !== undefined) summary.generation = parent.metadata.generation;
+  // Added here rather than by spreading the summary into a new literal: see copyOwn (kube/copy-own.ts).
+  if (finalizing !== undefined) summary.finalizing = finalizing;
   return summary;
 }
 

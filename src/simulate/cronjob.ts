@@ -135,7 +135,9 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
     zoneOk = false;
   }
   const local = (t: number) => (zoneOk ? formatInZone(new Date(t), zone) : formatTime(new Date(t)));
-  const at = (t: number) => ({ at: formatTime(new Date(t)), local: local(t) });
+  // Events are written as whole literals (no `{ ...at(t), type }`): V8 gives a spread copy that
+  // gains keys a new hidden class every time, and a week has tens of thousands of events.
+  const utc = (t: number) => formatTime(new Date(t));
 
   const outages = [...(options.outages ?? [])].map((o) => ({ start: o.start.getTime(), end: o.end.getTime() })).sort((a, b) => a.start - b.start);
   const inOutage = (t: number) => outages.some((o) => t >= o.start && t < o.end);
@@ -191,19 +193,20 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
       const slot = Date.parse(o.metadata.annotations?.[SCHEDULED_AT_ANNOTATION] ?? "");
       created.set(jobName, { t: emu.now(), slot });
     } else if (e.type === "DELETED") {
-      push(emu.now(), { ...at(emu.now()), type: "deleted", job: jobName, reason: leftOut.get(jobName) ?? "Other" });
+      const t = emu.now();
+      push(t, { at: utc(t), local: local(t), type: "deleted", job: jobName, reason: leftOut.get(jobName) ?? "Other" });
     }
   });
   const onWorldEvent = (w: { at: number; what: string; target: string }) => {
     if (w.what !== "job-succeeded" && w.what !== "job-failed") return;
     const jobName = w.target.slice(w.target.lastIndexOf("/") + 1);
     if (!created.has(jobName)) return;
-    push(w.at, { ...at(w.at), type: w.what === "job-succeeded" ? "succeeded" : "failed", job: jobName });
+    push(w.at, { at: utc(w.at), local: local(w.at), type: w.what === "job-succeeded" ? "succeeded" : "failed", job: jobName });
   };
 
   for (const o of outages) {
-    if (o.start >= from && o.start <= to) push(o.start, { ...at(o.start), type: "outage-start" });
-    if (o.end >= from && o.end <= to) push(o.end, { ...at(o.end), type: "outage-end" });
+    if (o.start >= from && o.start <= to) push(o.start, { at: utc(o.start), local: local(o.start), type: "outage-start" });
+    if (o.end >= from && o.end <= to) push(o.end, { at: utc(o.end), local: local(o.end), type: "outage-end" });
   }
 
   const live = emu.apply(cronJob);
@@ -227,18 +230,21 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
       slotCount++;
       const t = s.at.getTime();
       const jobName = jobNameFor(name, s.at);
-      const dst = s.mark ? { dst: s.mark } : {};
       const made = createdBySlot.get(t);
       if (made) {
         const [job, c] = made;
-        push(t, { ...at(t), type: "slot", slot: formatTime(s.at), job, outcome: "created", createdAt: formatTime(new Date(c.t)), delaySeconds: Math.round((c.t - t) / 100) / 10, ...dst });
+        const event: TimelineEvent = { at: utc(t), local: local(t), type: "slot", slot: formatTime(s.at), job, outcome: "created", createdAt: formatTime(new Date(c.t)), delaySeconds: Math.round((c.t - t) / 100) / 10 };
+        if (s.mark) event.dst = s.mark;
+        push(t, event);
         continue;
       }
       const reason = skipReason(t, jobName, slotReasons, calls, inOutage);
       skipped[reason] = (skipped[reason] ?? 0) + 1;
       let message = SKIP_MESSAGES[reason] ?? `the CronJob is not Ready (${reason})`;
       if (reason !== "Outage" && inOutage(t)) message += "; the hook service was down when it was due";
-      push(t, { ...at(t), type: "slot", slot: formatTime(s.at), job: jobName, outcome: "skipped", reason, message, ...dst });
+      const event: TimelineEvent = { at: utc(t), local: local(t), type: "slot", slot: formatTime(s.at), job: jobName, outcome: "skipped", reason, message };
+      if (s.mark) event.dst = s.mark;
+      push(t, event);
     }
   }
 
