@@ -9,6 +9,7 @@
 import { copyOwn } from "../kube/copy-own.ts";
 import { formatTime } from "../kube/time.ts";
 import { httpTransport, type HookReply, type HookTransport } from "./transport.ts";
+import { ChildIndex } from "./child-index.ts";
 import { applyUpdate, withLastApplied } from "./merge.ts";
 import type { Scheduler } from "./scheduler.ts";
 import { DEFAULT_RESOURCES, labelsOf, matchesSelector, type LabelSelector, type ResourceInfo } from "./selectors.ts";
@@ -447,13 +448,17 @@ export class CompositeControllerEmulator {
     const selector = this.#selectorOf(parent);
     if (!selector) throw new Error(`${target}: spec.selector must have matchLabels or matchExpressions`);
     const deleting = Boolean(parent.metadata.deletionTimestamp);
+    // The finalize hook runs while the parent is being deleted (or left the label selector).
+    const finalizing = hasFinalizeHook && (deleting || this.#failsParentSelector(parent));
+    const hook = finalizing ? this.hooks.finalize! : this.hooks.sync;
     // Claim: observe controlled matching children, release non-matching ones, adopt orphans.
-    const observed = new Map<string, Obj>(); // key: apiVersion|Kind|ns/name
+    const observed = new ChildIndex();
     const childrenMap: Record<string, Record<string, Obj>> = {};
     for (const rule of this.children) {
       // Maps keyed by object names are made without a prototype: V8 keeps them as dictionaries,
       // where a plain object would get a new hidden class for every new Job name (one per slot).
-      // It is also the shape the contract's schema gives hooks (null-prototype maps).
+      // It is also the shape the contract's schema gives hooks (null-prototype maps). Keyed
+      // straight away as the hook's version sends them (see requestKey).
       const group: Record<string, Obj> = Object.create(null);
       childrenMap[`${rule.kind}.${rule.apiVersion}`] = group;
       const ns = this.parent.namespaced ? parent.metadata.namespace : undefined;
@@ -473,9 +478,9 @@ export class CompositeControllerEmulator {
           if (!child) continue;
         }
         child = { ...child, apiVersion: rule.apiVersion };
-        const nsName = `${child.metadata.namespace ?? ""}/${child.metadata.name}`;
-        group[nsName] = child;
-        observed.set(identity(rule.apiVersion, rule.kind, nsName), child);
+        const key = requestKey(child, hook.version, parent.metadata.namespace);
+        if (key !== undefined) group[key] = child;
+        observed.set(rule.apiVersion, rule.kind, child.metadata.namespace, child.metadata.name, child);
       }
     }
     // Related objects (the customize hook's rules).
@@ -489,15 +494,12 @@ export class CompositeControllerEmulator {
       this.#relatedLagged = true;
     }
     const related = await this.#related(parent, key, relatedView);
-    // The finalize hook runs while the parent is being deleted (or left the label selector).
-    const finalizing = hasFinalizeHook && (deleting || this.#failsParentSelector(parent));
-    const hook = finalizing ? this.hooks.finalize! : this.hooks.sync;
     record.hook = finalizing ? "finalize" : "sync";
     // Every declared child group is sent, empty ones included.
     const request = {
       controller: { metadata: this.#cc.metadata, spec: this.#cc.spec, status: {} },
       parent,
-      children: this.#convert(childrenMap, hook.version, parent),
+      children: childrenMap,
       related: this.#convert(related, hook.version, parent),
       finalizing,
     };
@@ -531,7 +533,7 @@ export class CompositeControllerEmulator {
       );
     }
     // A desired child that does not match the selector fails the whole sync, before any write.
-    const desired = new Map<string, Obj>();
+    const desired = new ChildIndex();
     for (const d of desiredList) {
       if (this.generateSelector) {
         const labels = d.metadata.labels ?? {};
@@ -542,7 +544,7 @@ export class CompositeControllerEmulator {
           d.metadata.labels = withUid;
         }
       }
-      desired.set(identity(d.apiVersion, d.kind, `${d.metadata.namespace ?? ""}/${d.metadata.name ?? ""}`), d);
+      desired.set(d.apiVersion, d.kind, d.metadata.namespace, d.metadata.name, d);
     }
     for (const d of desired.values()) {
       if (!matchesSelector(selector, labelsOf(d))) {
@@ -570,23 +572,23 @@ export class CompositeControllerEmulator {
   }
 
   /** @param shared - desired objects may share parts with the hook's answer (see #sync): written ones are copied first */
-  #manageChildren(record: SyncRecord, parent: Obj, observed: Map<string, Obj>, desired: Map<string, Obj>, errors: string[], shared: boolean): void {
+  #manageChildren(record: SyncRecord, parent: Obj, observed: ChildIndex, desired: ChildIndex, errors: string[], shared: boolean): void {
     const store = this.#store;
     const ignore = (err: unknown, codes: number[]) => {
       if (err instanceof ApiError && codes.includes(err.code)) return;
       errors.push(err instanceof Error ? err.message : String(err));
     };
     // a. delete observed children that are not desired
-    for (const [id, o] of observed) {
-      if (desired.has(id) || o.metadata.deletionTimestamp) continue;
+    for (const o of observed.values()) {
+      if (desired.hasObject(o) || o.metadata.deletionTimestamp) continue;
       try {
         this.#write(record, "delete", describe(o), true, () => store.delete(refOf(o), { uid: o.metadata.uid }));
       } catch (err) {
         ignore(err, [404]);
       }
     }
-    for (const [id, d] of desired) {
-      const o = observed.get(id);
+    for (const d of desired.values()) {
+      const o = observed.get(d.apiVersion, d.kind, d.metadata.namespace, d.metadata.name);
       if (!o) {
         // b. create
         const obj = withLastApplied(shared ? clone(d) : d);
@@ -644,21 +646,15 @@ export class CompositeControllerEmulator {
     }
   }
 
-  /** Uniform map (`ns/name`) → the map the hook version sends (v1: `name`, v2: `namespace/name`). */
+  /** Uniform map (`ns/name`) → the map the hook version sends (see {@link requestKey}). */
   #convert(map: Record<string, Record<string, Obj>>, version: "v1" | "v2", parent: Obj): Record<string, Record<string, Obj>> {
     if (version === "v2") return map;
     const out: Record<string, Record<string, Obj>> = {};
-    const pns = parent.metadata.namespace;
-    for (const [group, objs] of Object.entries(map)) {
+    for (const group in map) {
       const g: Record<string, Obj> = Object.create(null); // keyed by names: see #sync
-      for (const obj of Object.values(objs)) {
-        const ns = obj.metadata.namespace;
-        if (pns !== undefined) {
-          if (ns !== pns) continue; // v1, namespaced parent: other namespaces and cluster objects are dropped
-          g[obj.metadata.name] = obj;
-        } else {
-          g[ns ? `${ns}/${obj.metadata.name}` : obj.metadata.name] = obj;
-        }
+      for (const obj of Object.values(map[group]!)) {
+        const key = requestKey(obj, version, parent.metadata.namespace);
+        if (key !== undefined) g[key] = obj;
       }
       out[group] = g;
     }
@@ -789,8 +785,18 @@ export function parentKey(p: Obj): string {
   return `${p.metadata.namespace ?? ""}/${p.metadata.name}`;
 }
 
-function identity(apiVersion: string, kind: string, nsName: string): string {
-  return `${apiVersion}|${kind}|${nsName}`;
+/**
+ * The key of an object in a request's children or related map: `namespace/name` in v2 (`/name`
+ * for a cluster-scoped object); the name in v1 for a namespaced parent, which sees nothing outside
+ * its namespace (undefined: left out); for a cluster-scoped parent in v1, `namespace/name` for a
+ * namespaced object and the name for a cluster-scoped one.
+ */
+function requestKey(obj: Obj, version: "v1" | "v2", parentNamespace: string | undefined): string | undefined {
+  const ns: string | undefined = obj.metadata.namespace;
+  const name: string = obj.metadata.name;
+  if (version === "v2") return `${ns ?? ""}/${name}`;
+  if (parentNamespace !== undefined) return ns === parentNamespace ? name : undefined;
+  return ns ? `${ns}/${name}` : name;
 }
 
 function describe(o: Obj): string {

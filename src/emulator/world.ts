@@ -55,6 +55,13 @@ export interface WorldOptions {
   /** Success termination message of other containers (e.g. a poll probe's `ls-remote`). */
   messageFor?: (job: Obj, container: string) => string | undefined;
   onEvent?: (e: WorldEvent) => void;
+  /**
+   * Whether the Job controller's Pods are modelled (created, given container statuses, deleted
+   * with their Job). Only hooks that read Pods need them (CIBuild reads build Pods as related
+   * objects); a CronJob's hooks never see a Pod, and leaving them out leaves every Job, every
+   * hook call and every write to the CronJob's children unchanged. @default true
+   */
+  pods?: boolean;
 }
 
 /** The simulated Job and Deployment controllers. */
@@ -106,7 +113,7 @@ export class World {
       const live = this.#live(job);
       if (!live || live.metadata.deletionTimestamp || live.status?.conditions?.length) return;
       const now = formatTime(this.#scheduler.date());
-      this.#createPod(live, now);
+      if (this.#opts.pods !== false) this.#createPod(live, now);
       this.#store.writeStatus(refOf(live), { active: 1, ready: 1, startTime: now, uncountedTerminatedPods: {} });
       this.#emit("job-started", name);
       this.#scheduler.after(plan.runSeconds * 1000, `finish ${name}`, () => this.#finishJob(job, plan.outcome, plan.failure));
@@ -172,6 +179,15 @@ export class World {
     if (!live || live.metadata.deletionTimestamp || live.status?.conditions?.length) return;
     const now = formatTime(this.#scheduler.date());
     const name = `Job ${job.metadata.namespace}/${job.metadata.name}`;
+    if (this.#opts.pods !== false) this.#finishPod(job, live, outcome, failure, now);
+    const status = finishedJobStatus(outcome, live.status?.startTime ?? now, now);
+    if (outcome === "Complete") this.#recordPush(live);
+    this.#store.writeStatus(refOf(live), status);
+    this.#emit(outcome === "Complete" ? "job-succeeded" : "job-failed", name, failure?.message);
+  }
+
+  /** The Pod of a finished Job: every container terminated (or still waiting behind a failed init container). */
+  #finishPod(job: Obj, live: Obj, outcome: "Complete" | "Failed", failure: ContainerFailure | undefined, now: string): void {
     const podRef = { apiVersion: "v1", kind: "Pod", namespace: job.metadata.namespace, name: this.#podName(job) };
     const spec = live.spec?.template?.spec ?? {};
     const mainNames: string[] = (spec.containers ?? []).map((c: Obj) => c.name);
@@ -207,10 +223,6 @@ export class World {
     } catch (err) {
       if (!(err instanceof ApiError && err.code === 404)) throw err;
     }
-    const status = finishedJobStatus(outcome, live.status?.startTime ?? now, now);
-    if (outcome === "Complete") this.#recordPush(live);
-    this.#store.writeStatus(refOf(live), status);
-    this.#emit(outcome === "Complete" ? "job-succeeded" : "job-failed", name, failure?.message);
   }
 
   /** A build Job that succeeded pushed its digest and every `--destination`. */

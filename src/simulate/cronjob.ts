@@ -148,7 +148,8 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
   const emu = new Emulator({
     start: new Date(from),
     // The Pod starts in the API round that creates the Job: the duration counts from creation.
-    world: { jobPlan: () => ({ startAfterSeconds: 0, runSeconds, outcome: rng() < failureRate ? "Failed" : "Complete" }), onEvent: (w) => onWorldEvent(w) },
+    // No Pods: a CronJob's hooks never read them (see WorldOptions.pods).
+    world: { jobPlan: () => ({ startAfterSeconds: 0, runSeconds, outcome: rng() < failureRate ? "Failed" : "Complete" }), onEvent: (w) => onWorldEvent(w), pods: false },
   });
 
   const events: Array<{ order: number; t: number; event: TimelineEvent }> = [];

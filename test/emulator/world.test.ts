@@ -110,3 +110,23 @@ test("our real service is reachable through HookServer and restarts on a new por
   assert.equal(server.starts, 2);
   await server.stop();
 });
+
+test("world: without Pods (pods: false) a Job runs and finishes exactly as with them, and no Pod is ever created", async () => {
+  const run = async (pods: boolean, outcome: "Complete" | "Failed") => {
+    const emu = new Emulator({ start: START, world: { pods, jobPlan: () => ({ startAfterSeconds: 2, runSeconds: 30, outcome }) } });
+    const job = emu.apply(buildJob("b9"));
+    await emu.runFor(10);
+    const running = emu.get(job)!.status;
+    await emu.runFor(30);
+    return { running, done: emu.get(job)!.status, pods: emu.store.list("v1", "Pod", "ci").length, events: emu.world.events };
+  };
+  for (const outcome of ["Complete", "Failed"] as const) {
+    const withPods = await run(true, outcome);
+    const without = await run(false, outcome);
+    assert.equal(withPods.pods, 1);
+    assert.equal(without.pods, 0, "no Pod without pods");
+    assert.deepEqual(without.running, withPods.running);
+    assert.deepEqual(without.done, withPods.done);
+    assert.deepEqual(without.events, withPods.events);
+  }
+});
