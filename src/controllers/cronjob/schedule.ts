@@ -254,6 +254,16 @@ class CronSchedule implements Schedule {
     const span = this.span;
     if (t >= span.from && t < span.to) return true;
     if (!this.fixedOffset) return false;
+    // Time moves forward between calls: a reference past the span usually lies in the next one,
+    // which starts at the span's end (a slot) and needs one forward search, not a backward one too.
+    if (t >= span.to) {
+      const after = this.#next(span.to);
+      if (after !== undefined && after > span.to && t < after) {
+        span.from = span.to;
+        span.to = after;
+        return true;
+      }
+    }
     const from = this.#latest(t);
     const to = this.#next(t);
     if (from === undefined || to === undefined) return false;

@@ -304,3 +304,34 @@ test("a UTC schedule answers between two slots from the remembered span exactly 
     { numRuns: 100 },
   );
 });
+
+test("a UTC schedule walked forward in time (as a simulation or a running controller asks) answers as croner answers each reference time", () => {
+  const fresh = (pattern: string) => {
+    const parsed = parseSchedule(`${pattern}${" ".repeat(300)}`, "UTC");
+    assert.ok(parsed.ok, pattern);
+    return parsed.schedule;
+  };
+  const patterns = ["*/7 3 * * *", "0 0 29 2 *", "30 */5 * * 1-5", "* * * * *", "*/2 * * * *", "0 * * * *"];
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...patterns),
+      fc.integer({ min: 0, max: 366 * 86_400_000 }),
+      // Steps from a millisecond to two days: most land in the next span, some skip several.
+      fc.array(fc.oneof(fc.integer({ min: 1, max: 90_000 }), fc.integer({ min: 1, max: 2 * 86_400_000 })), { minLength: 1, maxLength: 40 }),
+      (pattern, start, steps) => {
+        const parsed = parseSchedule(pattern, "UTC");
+        assert.ok(parsed.ok);
+        const shared = parsed.schedule;
+        const anchor = new Date(Date.UTC(2026, 0, 1));
+        let t = Date.UTC(2026, 0, 1) + start;
+        for (const step of steps) {
+          t += step;
+          const at = new Date(t);
+          assert.equal(shared.latestSlot(at, anchor)?.getTime(), fresh(pattern).latestSlot(at, anchor)?.getTime(), `${pattern} latest at ${at.toISOString()}`);
+          assert.equal(shared.nextSlot(at, anchor)?.getTime(), fresh(pattern).nextSlot(at, anchor)?.getTime(), `${pattern} next after ${at.toISOString()}`);
+        }
+      },
+    ),
+    { numRuns: 100 },
+  );
+});
