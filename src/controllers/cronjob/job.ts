@@ -6,6 +6,7 @@
 import type { Job, JobSpec } from "kubernetes-types/batch/v1.js";
 import type { KubeObject } from "../../metacontroller/contract.ts";
 import { copyOwn } from "../../kube/copy-own.ts";
+import { cloneJson } from "../../kube/json-clone.ts";
 import { asKubeObject, type TypedObject } from "../../kube/objects.ts";
 import { formatTime } from "../../kube/time.ts";
 import { SCHEDULED_AT_ANNOTATION, SCHEDULED_TIMESTAMP_ANNOTATION } from "./constants.ts";
@@ -40,8 +41,9 @@ export function buildJob(parent: KubeObject, template: CronJobSpec["jobTemplate"
     kind: "Job",
     metadata,
     // The user's JobSpec, copied unchanged: the schema checked what the API would always reject
-    // (containers, restartPolicy) and keeps every other field as written.
-    spec: structuredClone(template.spec) as JobSpec,
+    // (containers, restartPolicy) and keeps every other field as written. A JSON copy (the spec
+    // came from JSON and goes back to it; its nesting was bounded before it was read).
+    spec: cloneJson(template.spec) as JobSpec,
   };
   return asKubeObject(job);
 }
