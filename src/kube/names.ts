@@ -53,10 +53,26 @@ export function boundedName(s: string, max = 63): string {
  */
 export function canonicalJson(value: unknown): string {
   if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
-  if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : canonicalJson(v))).join(",")}]`;
-  const entries = Object.keys(value as Record<string, unknown>)
-    .sort()
-    .filter((k) => (value as Record<string, unknown>)[k] !== undefined)
-    .map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`);
-  return `{${entries.join(",")}}`;
+  // Appended to one string rather than mapped and joined: V8 builds the pieces into a rope and
+  // flattens it once, and no list per object or array is allocated (the emulator writes this for
+  // every child it creates).
+  if (Array.isArray(value)) {
+    let text = "[";
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) text += ",";
+      const item: unknown = value[i];
+      text += item === undefined ? "null" : canonicalJson(item);
+    }
+    return text + "]";
+  }
+  const object = value as Record<string, unknown>;
+  const keys = Object.keys(object).sort();
+  let text = "{";
+  for (const key of keys) {
+    const member = object[key];
+    if (member === undefined) continue;
+    if (text.length > 1) text += ",";
+    text += JSON.stringify(key) + ":" + canonicalJson(member);
+  }
+  return text + "}";
 }

@@ -1,4 +1,5 @@
 import { test } from "node:test";
+import fc from "fast-check";
 import assert from "node:assert/strict";
 import { buildJobName, childNames, computeBuildHash, immutableTag } from "../../../src/controllers/cibuild/naming.ts";
 import { boundedName, canonicalJson, isDns1123Label } from "../../../src/kube/names.ts";
@@ -24,6 +25,26 @@ test("deploy, retention and suspend never change the build hash; everything else
 
 test("canonicalJson sorts keys at every depth and keeps array order", () => {
   assert.equal(canonicalJson({ b: [{ y: 1, x: 2 }, 3], a: "é" }), '{"a":"é","b":[{"x":2,"y":1},3]}');
+});
+
+test("canonicalJson writes what the first implementation wrote (build hashes must never change), for any value", () => {
+  // The first implementation, kept as the reference: a new one must give byte-identical text.
+  const reference = (value: unknown): string => {
+    if (value === null || typeof value !== "object") return JSON.stringify(value) ?? "null";
+    if (Array.isArray(value)) return `[${value.map((v) => (v === undefined ? "null" : reference(v))).join(",")}]`;
+    const record = value as Record<string, unknown>;
+    const entries = Object.keys(record)
+      .sort()
+      .filter((k) => record[k] !== undefined)
+      .map((k) => `${JSON.stringify(k)}:${reference(record[k])}`);
+    return `{${entries.join(",")}}`;
+  };
+  fc.assert(
+    fc.property(fc.anything({ maxDepth: 4 }), (value) => {
+      assert.equal(canonicalJson(value), reference(value));
+    }),
+    { numRuns: 500 },
+  );
 });
 
 test("boundedName lower-cases, replaces, cuts with a hash suffix, and a replaced character always takes the hashed form", () => {
