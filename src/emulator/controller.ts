@@ -512,15 +512,8 @@ export class CompositeControllerEmulator {
     // An answer handed over in process may share objects with the hook's: read it, never change
     // it, and copy (with JSON's semantics) whatever is kept or written from it.
     record.response = shared && this.#keepRecords ? clone(response) : response;
-    // No children means none; a child without a namespace gets the parent's. Only the top level
-    // and metadata are changed here, so only they are copied (key by key, as keys may be added:
-    // see copyOwn).
-    const desiredList: Obj[] = (response.children ?? []).map((c: Obj) => {
-      const d = copyOwn(c);
-      d.metadata = copyOwn(c.metadata);
-      if (!d.metadata.namespace && parent.metadata.namespace) d.metadata.namespace = parent.metadata.namespace;
-      return d;
-    });
+    // No children means none.
+    const desiredList: Obj[] = (response.children ?? []).map((c: Obj) => this.#desiredChild(c, parent));
     // resyncAfterSeconds > 0 schedules the next call.
     if (typeof response.resyncAfterSeconds === "number" && response.resyncAfterSeconds > 0) {
       this.enqueueAfter(key, response.resyncAfterSeconds * 1000);
@@ -534,18 +527,7 @@ export class CompositeControllerEmulator {
     }
     // A desired child that does not match the selector fails the whole sync, before any write.
     const desired = new ChildIndex();
-    for (const d of desiredList) {
-      if (this.generateSelector) {
-        const labels = d.metadata.labels ?? {};
-        if (!Object.hasOwn(labels, "controller-uid")) {
-          // Copied key by key, then the label added: see copyOwn (kube/copy-own.ts).
-          const withUid = copyOwn(labels);
-          withUid["controller-uid"] = parent.metadata.uid;
-          d.metadata.labels = withUid;
-        }
-      }
-      desired.set(d.apiVersion, d.kind, d.metadata.namespace, d.metadata.name, d);
-    }
+    for (const d of desiredList) desired.set(d.apiVersion, d.kind, d.metadata.namespace, d.metadata.name, d);
     for (const d of desired.values()) {
       if (!matchesSelector(selector, labelsOf(d))) {
         throw new Error(`labels on desired child ${d.kind} ${d.metadata.name} don't match parent selector`);
@@ -555,7 +537,7 @@ export class CompositeControllerEmulator {
     const errors: string[] = [];
     const gcFinalizer = (P2.metadata.finalizers ?? []).some((x: string) => GC_FINALIZERS.includes(x));
     const manage = !P2.metadata.deletionTimestamp || (hasFinalizeHook && this.#hasF(P2) && !gcFinalizer);
-    if (manage) this.#manageChildren(record, parent, observed, desired, errors, shared);
+    if (manage) this.#manageChildren(record, parent, observed, desired, errors);
     // Status is written even when child writes failed (they make the sync an error afterwards).
     const newStatus = (shared ? clone(response.status ?? {}) : { ...(response.status ?? {}) }) as Obj;
     newStatus.observedGeneration = P2.metadata.generation;
@@ -571,8 +553,36 @@ export class CompositeControllerEmulator {
     if (errors.length) throw new Error(`children: ${errors.join("; ")}`);
   }
 
-  /** @param shared - desired objects may share parts with the hook's answer (see #sync): written ones are copied first */
-  #manageChildren(record: SyncRecord, parent: Obj, observed: ChildIndex, desired: ChildIndex, errors: string[], shared: boolean): void {
+  /**
+   * A child of the hook's answer as Metacontroller applies it: without a namespace it gets the
+   * parent's; with generateSelector it gets the `controller-uid` label unless it has one. Only the
+   * top level and metadata change, so only they are copied, and only when something changes (the
+   * answer itself is never changed: see #sync). Copies are made key by key, as keys are added
+   * (see copyOwn).
+   */
+  #desiredChild(child: Obj, parent: Obj): Obj {
+    const meta: Obj | undefined = child.metadata;
+    const namespace: string | undefined = !meta?.namespace && parent.metadata.namespace ? parent.metadata.namespace : undefined;
+    const labels = meta?.labels ?? {};
+    const addUid = this.generateSelector && !Object.hasOwn(labels, "controller-uid");
+    if (meta && namespace === undefined && !addUid) return child;
+    if (meta) { if (namespace !== undefined) meta.namespace = namespace; return child; }
+    const d = copyOwn(child);
+    d.metadata = copyOwn(meta);
+    if (namespace !== undefined) d.metadata.namespace = namespace;
+    if (addUid) {
+      const withUid = copyOwn(labels);
+      withUid["controller-uid"] = parent.metadata.uid;
+      d.metadata.labels = withUid;
+    }
+    return d;
+  }
+
+  /**
+   * Creates, updates and deletes children. Desired objects may be parts of the hook's answer (see
+   * #sync): they are only read here; what is written is a copy (withLastApplied, applyUpdate).
+   */
+  #manageChildren(record: SyncRecord, parent: Obj, observed: ChildIndex, desired: ChildIndex, errors: string[]): void {
     const store = this.#store;
     const ignore = (err: unknown, codes: number[]) => {
       if (err instanceof ApiError && codes.includes(err.code)) return;
@@ -591,7 +601,8 @@ export class CompositeControllerEmulator {
       const o = observed.get(d.apiVersion, d.kind, d.metadata.namespace, d.metadata.name);
       if (!o) {
         // b. create
-        const obj = withLastApplied(shared ? clone(d) : d);
+        // withLastApplied copies `d` (which may be part of the hook's answer) and never changes it.
+        const obj = withLastApplied(d);
         const refs: Obj[] = obj.metadata.ownerReferences ?? [];
         if (!refs.some((r) => r.uid === parent.metadata.uid)) refs.push(makeControllerRef(parent));
         obj.metadata.ownerReferences = refs;
@@ -605,7 +616,8 @@ export class CompositeControllerEmulator {
       // c. update per strategy (OnDelete never acts on the merge result, so skip computing it)
       const method = this.#childRule(o)?.method ?? "OnDelete";
       if (method === "OnDelete" || o.metadata.deletionTimestamp) continue;
-      const { merged, changed } = applyUpdate(o, shared ? clone(d) : d);
+      // applyUpdate never changes `d` and copies whatever of it ends up in `merged`.
+      const { merged, changed } = applyUpdate(o, d);
       if (!changed) continue;
       try {
         if (method === "Recreate") {

@@ -113,7 +113,7 @@ function withLastAppliedAnnotation(annotations: Record<string, string> | undefin
   return out;
 }
 
-/** `desired` with its last-applied annotation set to its own JSON (sorted keys, as Go marshals maps). */
+/** A copy of `desired` with its last-applied annotation set to its own JSON (sorted keys, as Go marshals maps); `desired` is not changed. */
 export function withLastApplied(desired: Obj): Obj {
   const out = clone(desired);
   out.metadata.annotations = withLastAppliedAnnotation(out.metadata.annotations, desired);

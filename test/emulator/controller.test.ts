@@ -296,3 +296,37 @@ test("resyncPeriodSeconds re-queues every parent periodically", async () => {
   await t.emu.runFor(180);
   assert.equal(t.controller.records.length - before, 6, "two parents × three periods");
 });
+
+test("an answer handed over in process (shared, deep-frozen here) is never changed: every pass succeeds and children are written as over HTTP", async () => {
+  const deepFreeze = <T>(v: T): T => {
+    if (v && typeof v === "object") {
+      for (const k of Object.keys(v)) deepFreeze((v as Record<string, unknown>)[k]);
+      Object.freeze(v);
+    }
+    return v;
+  };
+  // Children without a namespace and the controller-uid label (the emulator must copy to add
+  // them) and children with both (the emulator may use them as they are).
+  for (const complete of [false, true]) {
+    for (const method of ["OnDelete", "InPlace", "Recreate"]) {
+      const emu = new Emulator({ start: START });
+      let uid = "";
+      const transport = async (path: string, body: unknown) => {
+        const answer = goodHook(path, body as Obj).body as Obj;
+        if (complete) for (const c of answer.children) Object.assign(c.metadata, { namespace: "default", labels: { "controller-uid": uid } });
+        return { status: 200, text: JSON.stringify(answer), json: deepFreeze(answer) };
+      };
+      const controller = emu.addController(toyController({ method }), { transport }, { resources: TOY_RESOURCES });
+      const w = emu.apply(widget("w", { size: 1 }));
+      uid = w.metadata.uid;
+      await emu.settle();
+      emu.apply({ ...w, spec: { size: 5 } });
+      await emu.settle();
+      assert.deepEqual(controller.records.filter((r) => !r.ok).map((r) => r.error), [], `${method}, complete ${complete}: no failed pass`);
+      const cm = emu.get({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "w-cm", namespace: "default" } })!;
+      assert.equal(cm.data.size, method === "OnDelete" ? "1" : "5", method);
+      assert.equal(cm.metadata.labels["controller-uid"], uid);
+      assert.deepEqual(emu.get(w)!.status, { size: 5, observed: 1, observedGeneration: 2 });
+    }
+  }
+});
