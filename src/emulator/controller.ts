@@ -566,7 +566,6 @@ export class CompositeControllerEmulator {
     const labels = meta?.labels ?? {};
     const addUid = this.generateSelector && !Object.hasOwn(labels, "controller-uid");
     if (meta && namespace === undefined && !addUid) return child;
-    if (meta) { if (namespace !== undefined) meta.namespace = namespace; return child; }
     const d = copyOwn(child);
     d.metadata = copyOwn(meta);
     if (namespace !== undefined) d.metadata.namespace = namespace;
