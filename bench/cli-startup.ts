@@ -23,11 +23,12 @@ function measure(args: string[]): { median: number; p90: number } {
   return { median: times[Math.floor(times.length / 2)]!, p90: times[Math.ceil(times.length * 0.9) - 1]! };
 }
 
-if (!existsSync("dist/main.js")) throw new Error("run `npm run build` first");
+if (!existsSync("dist/bin/metahooks.js")) throw new Error("run `npm run build` first");
 const hook = ["sync", "cronjob", "--now", "2026-01-05T12:00:30Z"];
 const rows: Array<[string, { median: number; p90: number }]> = [
   ["node -e 0 (floor)", measure(["-e", "0"])],
-  ["node dist/main.js sync cronjob", measure(["dist/main.js", ...hook])],
+  ["node dist/main.js sync cronjob (modules as compiled)", measure(["dist/main.js", ...hook])],
+  ["node dist/bin/metahooks.js sync cronjob (bundled)", measure(["dist/bin/metahooks.js", ...hook])],
   ["node bin/metahooks.js sync cronjob", measure(["bin/metahooks.js", ...hook])],
   ["node --import tsx src/main.ts sync cronjob (sources)", measure(["--import", "tsx", "src/main.ts", ...hook])],
 ];

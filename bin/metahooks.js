@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Entry point for `npx metahooks` and `npm start`: runs the compiled dist/main.js.
+// Entry point for `npx metahooks` and `npm start`: runs the bundled command line,
+// dist/bin/metahooks.js (dist/main.js and its modules in a few files: see scripts/build.mjs).
 //
 // An installed package has only dist/. A clone of the repository has src/ too, and `npm ci` builds
 // dist/ from it (the `prepare` script). There, after a source file changed and before the next
@@ -14,5 +15,5 @@ if (inClone && !(await import(new URL("scripts/dist-freshness.mjs", root).href))
   register();
   await import(new URL("src/main.ts", root).href);
 } else {
-  await import(new URL("dist/main.js", root).href);
+  await import(new URL("dist/bin/metahooks.js", root).href);
 }

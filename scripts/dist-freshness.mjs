@@ -1,6 +1,6 @@
-// Whether a clone's dist/ is `npm run build`'s output for the sources as they are now: dist/main.js
-// newer than every file and folder under src/ (a deletion touches its folder) and every compiler
-// input. `npm ci` builds dist/ (the `prepare` script), so a fresh clone's is fresh; while someone
+// Whether a clone's dist/ is `npm run build`'s output for the sources as they are now: the
+// bundled command line (dist/bin/metahooks.js, the build's last output) newer than every file and
+// folder under src/ (a deletion touches its folder) and every compiler input. `npm ci` builds dist/ (the `prepare` script), so a fresh clone's is fresh; while someone
 // edits src/ it goes stale until the next build.
 // Read by bin/metahooks.js (in a clone only: an installed package has no src/ and no scripts/)
 // and by the tests that copy the compiled package instead of compiling it again.
@@ -11,7 +11,7 @@ import { existsSync, readdirSync, statSync } from "node:fs";
  * @returns true when dist/ was built after the last change to its inputs
  */
 export function distIsFresh(root) {
-  const built = new URL("dist/main.js", root);
+  const built = new URL("dist/bin/metahooks.js", root);
   if (!existsSync(built)) return false;
   const builtAt = statSync(built).mtimeMs;
   const sources = new URL("src/", root);

@@ -6,8 +6,8 @@
  */
 import { after, before, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -69,12 +69,13 @@ before(() => {
 after(() => rmSync(work, { recursive: true, force: true }));
 
 test("the tarball holds the compiled package and nothing a user does not need", () => {
-  for (const file of ["package.json", "README.md", "bin/metahooks.js", "dist/index.js", "dist/index.d.ts", "dist/testing/index.js", "dist/testing/index.d.ts", "dist/main.js", "dist/simulate/cronjob.js", "dist/emulator/emulator.js"]) {
+  for (const file of ["package.json", "README.md", "bin/metahooks.js", "dist/index.js", "dist/index.d.ts", "dist/testing/index.js", "dist/testing/index.d.ts", "dist/main.js", "dist/simulate/cronjob.js", "dist/emulator/emulator.js", "dist/bin/metahooks.js", "dist/bin/THIRD-PARTY-NOTICES.txt"]) {
     assert.ok(listed.includes(file), `${file} is packed`);
   }
-  const junk = listed.filter((f) => !/^(dist\/.+\.(js|d\.ts)|bin\/metahooks\.js|package\.json|README\.md)$/.test(f) || /\.test\.|(^|\/)test\//.test(f));
-  assert.deepEqual(junk, [], "only dist/*.js, dist/*.d.ts, the bin, package.json and the README");
-  assert.ok(listed.length < 250, `${listed.length} files`);
+  const junk = listed.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/bin\/THIRD-PARTY-NOTICES\.txt|bin\/metahooks\.js|package\.json|README\.md)$/.test(f) || /\.test\.|(^|\/)test\//.test(f));
+  assert.deepEqual(junk, [], "only dist/*.js, dist/*.d.ts, the bundle's notices, the bin, package.json and the README");
+  // About 160 compiled modules with their declarations, and the bundled command line's 16 files.
+  assert.ok(listed.length < 300, `${listed.length} files`);
   const pkg = JSON.parse(readFileSync(join(consumer, "node_modules/metahooks/package.json"), "utf8"));
   assert.equal(pkg.dependencies.tsx, undefined, "tsx is not a runtime dependency");
   assert.ok(!existsSync(join(consumer, "node_modules/tsx")), "installing the package does not bring tsx");
@@ -174,6 +175,47 @@ runSync(request, 42);
   );
   const out = run(process.execPath, [join(repo, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.json"], consumer);
   assert.equal(out.status, 0, out.output);
+});
+
+test("the bundled command line names every package it copies, with its licence text", () => {
+  const notices = readFileSync(join(consumer, "node_modules/metahooks/dist/bin/THIRD-PARTY-NOTICES.txt"), "utf8");
+  for (const name of ["croner", "yaml", "zod"]) {
+    const { version } = JSON.parse(readFileSync(`node_modules/${name}/package.json`, "utf8"));
+    assert.ok(notices.includes(`${name} ${version} (`), `${name} ${version} is named`);
+  }
+  assert.match(notices, /Permission is hereby granted/);
+  assert.match(notices, /Permission to use, copy, modify/);
+  // The server's packages are not copied: they load from node_modules when `serve` runs.
+  const bundle = readdirSync(join(consumer, "node_modules/metahooks/dist/bin")).map((f) => readFileSync(join(consumer, "node_modules/metahooks/dist/bin", f), "utf8")).join("\n");
+  for (const name of ["express", "pino", "prom-client", "@kubernetes/client-node"]) assert.ok(bundle.includes(`from "${name}"`) || bundle.includes(`import("${name}")`), `${name} is imported, not bundled`);
+});
+
+test("the installed bin serves: its server part loads express, pino and prom-client from node_modules", async () => {
+  const bin = join(consumer, "node_modules/metahooks/bin/metahooks.js");
+  const child = spawn(process.execPath, [bin, "serve"], { cwd: consumer, env: { ...process.env, PORT: "0", ADMIN_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const listening = await new Promise<boolean>((resolveListening) => {
+    const timer = setTimeout(() => resolveListening(false), 30_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString("utf8");
+      if (output.includes("metahooks listening")) {
+        clearTimeout(timer);
+        resolveListening(true);
+      }
+    };
+    child.stdout.on("data", onData);
+    child.stderr.on("data", onData);
+    child.on("exit", () => {
+      clearTimeout(timer);
+      resolveListening(false);
+    });
+  });
+  const exited = new Promise((r) => child.once("exit", r));
+  child.kill("SIGTERM");
+  await exited;
+  assert.ok(listening, output);
+  const hookUrl = JSON.parse(output.split("\n").find((l) => l.includes("metahooks listening"))!).hookUrl;
+  assert.match(hookUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
 });
 
 test("the installed bin runs compiled code: sync, next and simulate", () => {
