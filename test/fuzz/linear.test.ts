@@ -115,8 +115,10 @@ for (const route of syncRoutes) {
 test("the linearity check catches a quadratic hook", () => {
   // The check flags quadratic work once it is comparable to the linear work at the small size
   // (ratio (8L + 64Q) / (L + Q) ≥ 32 needs Q ≥ 0.75 L). One object spread per pair sat right at
-  // that edge (×32.0 was seen), so each pair does three: Q is then well above L, and a hook this
-  // quadratic must fail the check. Like the real checks, the best of three attempts counts.
+  // that edge (×32.0 was seen); three per pair gave ×30.7 and six ×27.2 on a slower, loaded machine,
+  // where parsing and the request checks (L) cost relatively more. Twelve per pair put Q at about
+  // twice L there: a hook this quadratic must fail the check. Like the real checks, the best of
+  // three attempts counts.
   const base = syncRoutes.find((r) => r.hook === "sync")!;
   const quadratic: Route = {
     ...base,
@@ -127,7 +129,7 @@ test("the linearity check catches a quadratic hook", () => {
         sync: (request) => {
           const all = Object.values(request.children ?? {}).flatMap((m) => Object.values(m ?? {}));
           let pairs = 0;
-          for (const a of all) for (const b of all) for (let k = 0; k < 3; k++) if ({ ...a.metadata, ...b.metadata }.name === a.metadata.name) pairs++;
+          for (const a of all) for (const b of all) for (let k = 0; k < 12; k++) if ({ ...a.metadata, ...b.metadata }.name === a.metadata.name) pairs++;
           return { response: { status: { pairs }, children: [] }, decisions: [] };
         },
       },
