@@ -4,18 +4,16 @@
  * object (a field the structural schema does not declare is silently dropped). Dropping is a
  * failure here: a pruned field is a setting that never reaches the controller.
  *
- * The CRDs are read from `../shared/upstream/` (resolved from the repository root), e.g.
- * Metacontroller's `metacontroller-crds-v1.yaml`.
+ * The CRDs are read from the shared folder's `upstream/` (`../shared` beside the repository, see
+ * helpers/shared.ts), e.g. Metacontroller's `metacontroller-crds-v1.yaml`.
  *
  * @packageDocumentation
  */
 import { readFileSync } from "node:fs";
-import { resolve } from "node:path";
 import { Ajv, type ValidateFunction } from "ajv";
 import { parseAllDocuments } from "yaml";
+import { sharedPath } from "./shared.ts";
 
-/** Metacontroller's published CRDs (CompositeController, DecoratorController, ControllerRevision). */
-export const METACONTROLLER_CRDS = resolve("../shared/upstream/metacontroller/metacontroller-crds-v1.yaml");
 
 type Schema = {
   type?: string;
@@ -121,7 +119,8 @@ let metacontroller: Map<string, CrdValidator> | undefined;
 
 /** Metacontroller's validators, keyed by `group/version/Kind`. */
 export function metacontrollerValidators(): Map<string, CrdValidator> {
-  metacontroller ??= loadCrdValidators(METACONTROLLER_CRDS);
+  // Metacontroller's published CRDs (CompositeController, DecoratorController, ControllerRevision).
+  metacontroller ??= loadCrdValidators(sharedPath("upstream", "metacontroller", "metacontroller-crds-v1.yaml"));
   return metacontroller;
 }
 

@@ -9,9 +9,12 @@ import { join, resolve } from "node:path";
 import { parseAllDocuments } from "yaml";
 import { kubectl, mustSucceed } from "./tools.ts";
 import { resetDiscovery, type KubeObject } from "./kube.ts";
+import { sharedPath } from "../../helpers/shared.ts";
 
-/** Metacontroller's CRDs as published (the repository's `shared/` sits beside the checkout). */
-export const UPSTREAM_METACONTROLLER_CRDS = resolve("..", "shared", "upstream", "metacontroller", "metacontroller-crds-v1.yaml");
+/** Metacontroller's CRDs as published (in the shared folder beside the checkout: see helpers/shared.ts). */
+export function upstreamMetacontrollerCrds(): string {
+  return sharedPath("upstream", "metacontroller", "metacontroller-crds-v1.yaml");
+}
 /**
  * Our CRDs as users apply them with kubectl (`kubectl apply -f metacontroller/crds/`); the chart
  * renders byte-identical copies from its files/crds/.
@@ -54,7 +57,7 @@ export function applyCrds(files: string[]): string[] {
 
 /** Installs Metacontroller's real CRDs (CompositeController, DecoratorController, ControllerRevision). */
 export function installMetacontrollerCrds(): string[] {
-  return applyCrds([UPSTREAM_METACONTROLLER_CRDS]);
+  return applyCrds([upstreamMetacontrollerCrds()]);
 }
 
 /** Installs our CRDs with kubectl from `metacontroller/crds/`. */
