@@ -10,6 +10,7 @@ import { parseJsonBody } from "../http/body.ts";
 import { runHook, type HookName } from "../metacontroller/run-hook.ts";
 import { configureControllers } from "../controllers/registry.ts";
 import type { Env } from "../config.ts";
+import { parseExactTime } from "../kube/time.ts";
 
 /** Outcome of a CLI hook call: what to print where, and the exit code. */
 export interface CliHookOutcome {
@@ -76,24 +77,8 @@ export function readBounded(fd: number, limitBytes: number): Buffer {
  */
 export function parseNow(value: string | undefined, realClock: () => Date): Date {
   if (value === undefined) return realClock();
-  const rfc3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:[Zz]|[+-](\d{2}):(\d{2}))$/;
-  const m = rfc3339.exec(value);
-  const date = new Date(value);
-  const [year, month, day, hour, minute, second, , offsetHours, offsetMinutes] = (m?.slice(1) ?? []).map((v) => (v === undefined ? 0 : Number(v)));
-  const valid =
-    m !== null &&
-    !Number.isNaN(date.getTime()) &&
-    month! >= 1 &&
-    month! <= 12 &&
-    day! >= 1 &&
-    // Day 0 of the next month is the last day of this one.
-    day! <= new Date(Date.UTC(year!, month!, 0)).getUTCDate() &&
-    hour! <= 23 &&
-    minute! <= 59 &&
-    second! <= 59 &&
-    offsetHours! <= 23 &&
-    offsetMinutes! <= 59;
-  if (!valid) {
+  const date = parseExactTime(value);
+  if (!date) {
     throw new Error(`--now must be an RFC 3339 time such as 2026-01-02T03:04:05Z that exists on the calendar, got ${JSON.stringify(value)}`);
   }
   return date;

@@ -3,6 +3,7 @@
  *
  * @packageDocumentation
  */
+import { formatTime, parseExactTime } from "../kube/time.ts";
 
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 const LOCAL = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d+)?)?$/;
@@ -13,20 +14,20 @@ const ZONED = /^\d{4}-\d{2}-\d{2}[Tt ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?([Zz]|[+-]\d{2
  * (`2026-03-29T01:00`, `2026-03-28` = midnight), which then means UTC: the commands print UTC
  * next to the CronJob's zone, and an argument read in the reader's local zone would make the same
  * command line mean different instants on different machines.
- * @throws Error naming the option when the text is none of these or not a real date (2026-02-30)
+ * @throws Error naming the option when the text is none of these or not a real date and time
+ *   (2026-02-30, T24:00)
  */
 export function parseTimeArg(value: string, option: string): Date {
   let text = value;
   if (DATE.test(text)) text += "T00:00:00Z";
   else if (LOCAL.test(text)) text += "Z";
   else if (!ZONED.test(text)) throw new Error(`${option} must be a date (2026-03-28) or a time (2026-03-28T01:00, UTC unless it has an offset such as Z or +02:00), got ${JSON.stringify(value)}`);
-  const date = new Date(text.replace(" ", "T"));
-  // Date.parse rolls 2026-02-30 over to March; a calendar date that does not exist is a typo.
-  const [y, m, d] = text.slice(0, 10).split("-").map(Number);
-  const check = new Date(Date.UTC(y!, m! - 1, d!));
-  if (Number.isNaN(date.getTime()) || check.getUTCMonth() !== m! - 1 || check.getUTCDate() !== d) {
-    throw new Error(`${option}: ${JSON.stringify(value)} is not a real date`);
-  }
+  // Seconds may be left out (`T01:00`); the strict parser wants them.
+  text = text.replace(/^(.{10}[Tt ]\d{2}:\d{2})(?!:)/, "$1:00");
+  // Date would roll 2026-02-30 over to March and T24:00 to the next day; a time that does not
+  // exist is a typo, so it is refused (as `--now` is).
+  const date = parseExactTime(text);
+  if (!date) throw new Error(`${option}: ${JSON.stringify(value)} is not a real date and time`);
   return date;
 }
 
@@ -49,7 +50,7 @@ export function parseIntervalArg(value: string, option: string): { start: Date; 
   } else {
     end = new Date(start.getTime() + parseDurationArg(endText, `${option} (end)`) * 1000);
   }
-  if (end.getTime() <= start.getTime()) throw new Error(`${option}: the end ${end.toISOString()} is not after the start ${start.toISOString()}`);
+  if (end.getTime() <= start.getTime()) throw new Error(`${option}: the end ${formatTime(end)} is not after the start ${formatTime(start)}`);
   return { start, end };
 }
 

@@ -24,7 +24,7 @@ import { runHook } from "../metacontroller/run-hook.ts";
 import { DEFAULT_RESOURCES } from "../emulator/selectors.ts";
 import { buildJob } from "../controllers/cronjob/job.ts";
 import { readCronJobSpec } from "../controllers/cronjob/validate.ts";
-import { formatTime } from "../kube/time.ts";
+import { formatTime, parseExactTime } from "../kube/time.ts";
 
 /** Any Kubernetes object as plain JSON. */
 export type TestObject = Record<string, any>;
@@ -164,9 +164,13 @@ export function buildRequest(parent: ObjectInput, options: RequestOptions = {}):
   return { controller, parent: p, children, related, finalizing: options.finalizing ?? false };
 }
 
+// A text is read strictly (RFC 3339 that exists on the calendar): Date would roll 2026-02-30 over
+// to March, and a test would then check a clock it never meant.
 function toDate(now: Date | string): Date {
-  const date = typeof now === "string" ? new Date(now) : now;
-  if (Number.isNaN(date.getTime())) throw new Error(`not a time: ${JSON.stringify(now)}`);
+  const date = typeof now === "string" ? parseExactTime(now) : now;
+  if (date === undefined || Number.isNaN(date.getTime())) {
+    throw new Error(`not an RFC 3339 time that exists on the calendar (such as 2026-01-02T03:04:05Z): ${JSON.stringify(now)}`);
+  }
   return date;
 }
 
@@ -228,16 +232,22 @@ export function finalizeAt(parent: ObjectInput, now: Date | string, options: Req
 /** How an observed Job stands: still running, or finished one way. */
 export type JobState = "running" | "succeeded" | "failed";
 
+const JOB_STATES: readonly JobState[] = ["running", "succeeded", "failed"];
+
 /**
  * The Job the CronJob hook creates for `slot` (same name, labels, annotations, owner), observed
  * in `state`: the fixture for "a Job is still running" or "three Jobs succeeded" tests.
  * @param cronJob - the CronJob (its spec must be valid)
- * @param slot - the scheduled time the Job belongs to
+ * @param slot - the scheduled time the Job belongs to (any instant: a Job of an earlier schedule
+ *   is a fixture too)
  * @param state - `running` (started at the slot), `succeeded` or `failed` (finished `runSeconds` later)
- * @param runSeconds - run time of a finished Job @default 60
- * @throws Error when the CronJob's spec is invalid
+ * @param runSeconds - run time of a finished Job, in seconds, not negative @default 60
+ * @throws Error when the CronJob's spec is invalid, or `state` or `runSeconds` is not one of the above
  */
 export function cronJobJob(cronJob: ObjectInput, slot: Date | string, state: JobState = "running", runSeconds = 60): TestObject {
+  // Plain JavaScript callers have no type check: a misspelt state would otherwise read as failed.
+  if (!JOB_STATES.includes(state)) throw new Error(`state must be one of ${JOB_STATES.join(", ")}, got ${JSON.stringify(state)}`);
+  if (!(Number.isFinite(runSeconds) && runSeconds >= 0)) throw new Error(`runSeconds must be a number of seconds, 0 or more, got ${JSON.stringify(runSeconds)}`);
   const parent = buildRequest(cronJob).parent as KubeObject;
   const read = readCronJobSpec((parent as TestObject).spec);
   if (!read.valid) throw new Error(`the CronJob's spec is invalid: ${read.problems.map((p) => `${p.field}: ${p.message}`).join("; ")}`);

@@ -77,11 +77,15 @@ test("time arguments: dates and offset-less times are UTC; impossible dates and 
   assert.equal(parseTimeArg("2026-03-28", "--from").toISOString(), "2026-03-28T00:00:00.000Z");
   assert.equal(parseTimeArg("2026-03-28T01:30", "--from").toISOString(), "2026-03-28T01:30:00.000Z");
   assert.equal(parseTimeArg("2026-03-28T03:30:00+02:00", "--from").toISOString(), "2026-03-28T01:30:00.000Z");
-  for (const bad of ["2026-02-30", "2026-13-01", "tomorrow", "2026-03-28T25:00", ""]) assert.throws(() => parseTimeArg(bad, "--from"), /--from/, bad);
+  assert.equal(parseTimeArg("2026-03-28 01:30:15.5Z", "--from").toISOString(), "2026-03-28T01:30:15.500Z");
+  // Date would roll each of these over to another instant; they are typos, refused as --now refuses them.
+  for (const bad of ["2026-02-30", "2026-13-01", "tomorrow", "2026-03-28T25:00", "2026-03-26T24:00:00", "2026-03-26T24:00:00Z", "2026-03-26T23:60", "2026-03-26T23:59:60Z", "2026-03-26T10:00+24:00", ""]) {
+    assert.throws(() => parseTimeArg(bad, "--from"), /--from/, bad);
+  }
   assert.deepEqual(parseIntervalArg("2026-03-29T01:00/03:00", "--outage"), { start: new Date("2026-03-29T01:00:00Z"), end: new Date("2026-03-29T03:00:00Z") });
   assert.deepEqual(parseIntervalArg("2026-03-29T01:00/2h", "--outage").end, new Date("2026-03-29T03:00:00Z"));
   assert.deepEqual(parseIntervalArg("2026-03-29/2026-03-30T00:30Z", "--outage").end, new Date("2026-03-30T00:30:00Z"));
-  assert.throws(() => parseIntervalArg("2026-03-29T03:00/01:00", "--outage"), /not after/);
+  assert.throws(() => parseIntervalArg("2026-03-29T03:00/01:00", "--outage"), /the end 2026-03-29T01:00:00Z is not after the start 2026-03-29T03:00:00Z/);
   assert.throws(() => parseIntervalArg("2026-03-29T03:00", "--outage"), /start\/end/);
   assert.equal(parseDurationArg("1h30m", "--job-duration"), 5400);
   assert.equal(parseDurationArg("90s", "--job-duration"), 90);

@@ -71,7 +71,9 @@ test("children may be one multi-document YAML text; bad input fails with a clear
   assert.deepEqual(syncAt(CRONJOB_YAML, NOW, { children: yaml }).deleted.map((j) => j.metadata.name), ["cronjob-sample-29460238"], "failed history limit 1");
   assert.throws(() => syncAt(`${CRONJOB_YAML}\n---\n${CRONJOB_YAML}`, NOW), /exactly one object/);
   assert.throws(() => syncAt({ apiVersion: "v1", kind: "ConfigMap", metadata: { name: "x" } }, NOW), /no metahooks controller for v1 ConfigMap/);
-  assert.throws(() => syncAt(CRONJOB_YAML, "yesterday"), /not a time/);
+  for (const bad of ["yesterday", "2026-02-30T01:30:10Z", "2026-01-05T24:00:00Z"]) assert.throws(() => syncAt(CRONJOB_YAML, bad), /not an RFC 3339 time that exists on the calendar/, bad);
+  assert.throws(() => cronJobJob(CRONJOB_YAML, NOW, "exploded" as never), /state must be one of running, succeeded, failed, got "exploded"/);
+  assert.throws(() => cronJobJob(CRONJOB_YAML, NOW, "succeeded", -1), /runSeconds/);
   assert.throws(() => syncAt("a: [", NOW), /not valid YAML/);
   assert.throws(() => cronJobJob({ ...MINIMAL_CRONJOB, spec: { schedule: "nope" } }, NOW), /spec is invalid/);
 });
