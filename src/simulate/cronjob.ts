@@ -139,7 +139,7 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
   // gains keys a new hidden class every time, and a week has tens of thousands of events.
   const utc = (t: number) => formatTime(new Date(t));
 
-  const outages = [...(options.outages ?? [])].map((o) => ({ start: o.start.getTime(), end: o.end.getTime() })).sort((a, b) => a.start - b.start);
+  const outages = mergeOutages(options.outages ?? []);
   const inOutage = (t: number) => outages.some((o) => t >= o.start && t < o.end);
 
   const rng = seededRandom(options.seed ?? 1);
@@ -274,6 +274,23 @@ export async function simulateCronJob(options: SimulateOptions): Promise<Simulat
     },
     status: end.status ?? {},
   };
+}
+
+/**
+ * Outage windows in time order, overlapping or touching ones merged: the service is down from the
+ * first start to the last end, so the timeline says "down" and "back" once (two windows given as
+ * 00:00–00:40 and 00:10–01:00 are one outage until 01:00, not one that ends at 00:40).
+ * @returns epoch-millisecond windows `[start, end)`
+ */
+function mergeOutages(outages: readonly Outage[]): Array<{ start: number; end: number }> {
+  const sorted = outages.map((o) => ({ start: o.start.getTime(), end: o.end.getTime() })).sort((a, b) => a.start - b.start || a.end - b.end);
+  const merged: Array<{ start: number; end: number }> = [];
+  for (const o of sorted) {
+    const last = merged[merged.length - 1];
+    if (last && o.start <= last.end) last.end = Math.max(last.end, o.end);
+    else merged.push(o);
+  }
+  return merged;
 }
 
 /** One answered hook call: when, and why the CronJob was blocked then (if it was). */

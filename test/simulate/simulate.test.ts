@@ -119,3 +119,17 @@ test("`metahooks simulate` misuse exits 2 with usage; unreadable or CronJob-less
   const request = JSON.stringify({ controller: {}, parent: cronJob({ schedule: "@daily" }), children: {}, related: {}, finalizing: false });
   assert.throws(() => readCronJobs(request, "r.json"), /found: an object without apiVersion and kind, with the keys controller, parent, children, related, finalizing\); this is a hook request: simulate takes the CronJob itself/);
 });
+
+test("overlapping outages are one outage: the timeline says the service is back only when the last window ends", async () => {
+  const options = { cronJob: cronJob({ schedule: "*/10 * * * *" }), from: new Date("2026-06-01T00:00:00Z"), to: new Date("2026-06-01T02:00:00Z") };
+  const overlapping = await simulateCronJob({
+    ...options,
+    outages: [
+      { start: new Date("2026-06-01T00:00:00Z"), end: new Date("2026-06-01T00:40:00Z") },
+      { start: new Date("2026-06-01T00:10:00Z"), end: new Date("2026-06-01T01:00:00Z") },
+    ],
+  });
+  const single = await simulateCronJob({ ...options, outages: [{ start: new Date("2026-06-01T00:00:00Z"), end: new Date("2026-06-01T01:00:00Z") }] });
+  assert.deepEqual(overlapping.events.filter((e) => e.type.startsWith("outage")).map((e) => [e.type, e.at]), [["outage-start", "2026-06-01T00:00:00Z"], ["outage-end", "2026-06-01T01:00:00Z"]]);
+  assert.equal(JSON.stringify(overlapping), JSON.stringify(single), "the same run as the one window they cover");
+});
