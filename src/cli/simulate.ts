@@ -90,6 +90,16 @@ export function readCronJobs(text: string, source: string): Array<Record<string,
   );
 }
 
+/** A file that cannot be read, said plainly (Node's errors read `ENOENT: no such file or directory, open 'x'`). */
+function describeReadError(err: unknown, file: string): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const what = file === "-" ? "stdin" : JSON.stringify(file);
+  if (code === "ENOENT") return `cannot read ${what}: no such file`;
+  if (code === "EISDIR") return `cannot read ${what}: it is a directory (pass the YAML file of the CronJob)`;
+  if (code === "EACCES") return `cannot read ${what}: permission denied`;
+  return `cannot read ${what}: ${(err as Error).message}`;
+}
+
 /** Parses `10%`, `0.1`: a rate in [0, 1]. */
 function parseRate(text: string): number {
   const m = /^(\d+(?:\.\d+)?)(%?)$/.exec(text);
@@ -122,9 +132,15 @@ export async function runSimulate(args: string[], readInput: (path: string) => s
   } catch (err) {
     return usage((err as Error).message);
   }
+  let text: string;
+  try {
+    text = readInput(file);
+  } catch (err) {
+    return fail(describeReadError(err, file));
+  }
   let cronJobs;
   try {
-    cronJobs = readCronJobs(readInput(file), file === "-" ? "stdin" : file);
+    cronJobs = readCronJobs(text, file === "-" ? "stdin" : file);
   } catch (err) {
     return fail((err as Error).message);
   }

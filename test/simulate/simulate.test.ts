@@ -113,6 +113,11 @@ test("`metahooks simulate` misuse exits 2 with usage; unreadable or CronJob-less
   assert.equal((await runSimulate(["a.yaml", ...window, "--name", "nope"], read)).exitCode, 1);
   assert.equal((await runSimulate(["a.yaml", ...window], () => "a: [")).exitCode, 1);
   assert.equal((await runSimulate(["a.yaml", ...window], () => { throw new Error("ENOENT: no such file"); })).exitCode, 1);
+  // Real read errors are said plainly (not as Node's errno text).
+  const missing = await runSimulate(["no-such-file.yaml", ...window]);
+  assert.deepEqual([missing.exitCode, missing.stderr], [1, 'metahooks simulate: cannot read "no-such-file.yaml": no such file\n']);
+  const directory = await runSimulate(["examples", ...window]);
+  assert.deepEqual([directory.exitCode, directory.stderr], [1, 'metahooks simulate: cannot read "examples": it is a directory (pass the YAML file of the CronJob)\n']);
   assert.throws(() => readCronJobs("apiVersion: batch.tutorial.kubebuilder.io/v1\nkind: CronJob\nspec: {}\n", "x.yaml"), /without metadata.name/);
   assert.equal(readCronJobs(JSON.stringify({ apiVersion: "v1", kind: "List", items: [cronJob({ schedule: "@daily" })] }), "list").length, 1);
   // A hook request is not a CronJob: the message says what the file is and what to pass instead.
