@@ -191,7 +191,9 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
   const scheme = config.tls ? "https" : "http";
   const hookUrl = urlOf(scheme, hookServer);
   const adminUrl = urlOf("http", adminServer);
-  logger.info({ hookUrl, adminUrl, tls: Boolean(config.tls), auth: Boolean(authenticate) }, "metahooks listening");
+  // The URLs are where this machine reaches the listeners; `listening` says what they are bound
+  // to (every interface unless HOST is set), which the URLs alone would hide.
+  logger.info({ hookUrl, adminUrl, listening: [boundAddress(hookServer), boundAddress(adminServer)], tls: Boolean(config.tls), auth: Boolean(authenticate) }, "metahooks listening");
 
   let closing: Promise<void> | undefined;
   const service: Service = {
@@ -285,6 +287,12 @@ function urlOf(scheme: string, server: http.Server): string {
   const { address, port } = server.address() as AddressInfo;
   const host = address === "0.0.0.0" || address === "::" ? "127.0.0.1" : address.includes(":") ? `[${address}]` : address;
   return `${scheme}://${host}:${port}`;
+}
+
+/** The listener's bound address and port, e.g. `[::]:8080` (every interface) or `127.0.0.1:8080`. */
+function boundAddress(server: http.Server): string {
+  const { address, port } = server.address() as AddressInfo;
+  return `${address.includes(":") ? `[${address}]` : address}:${port}`;
 }
 
 function sleep(ms: number): Promise<void> {
