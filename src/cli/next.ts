@@ -50,9 +50,15 @@ export function runNext(args: string[], clock: () => Date): CliOutcome {
   const countText = values.count ?? "10";
   if (!/^\d+$/.test(countText) || Number(countText) < 1 || Number(countText) > MAX_COUNT) return usage(`--count must be a whole number from 1 to ${MAX_COUNT}, got ${JSON.stringify(countText)}`);
   let from: Date;
-  let zs;
+  // A malformed --from is a usage error (exit 2, with the usage), as in `simulate`; a schedule or
+  // zone the hook would reject is the input's problem (exit 1).
   try {
     from = values.from === undefined ? clock() : parseTimeArg(values.from, "--from");
+  } catch (err) {
+    return usage((err as Error).message);
+  }
+  let zs;
+  try {
     zs = zonedSchedule(schedule, values["time-zone"] ?? "UTC");
   } catch (err) {
     return { exitCode: 1, stdout: "", stderr: `metahooks next: ${(err as Error).message}\n` };

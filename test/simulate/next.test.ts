@@ -68,8 +68,9 @@ test("`metahooks next` rejects bad input with the hook's own message (exit 1) an
   assert.equal(runNext(["* * * * *", "--time-zone", "Mars/Olympus"], () => new Date(0)).exitCode, 1);
   for (const args of [[], ["*", "*"], ["* * * * *", "-n", "0"], ["* * * * *", "-n", "x"], ["* * * * *", "-o", "yaml"], ["* * * * *", "--bogus"], ["* * * * *", "--from", "2026-02-30"]]) {
     const out = runNext(args, () => new Date(0));
-    assert.notEqual(out.exitCode, 0, args.join(" "));
+    assert.equal(out.exitCode, 2, args.join(" "));
     assert.equal(out.stdout, "", args.join(" "));
+    assert.match(out.stderr, /Usage: metahooks next/, args.join(" "));
   }
 });
 
