@@ -10,7 +10,8 @@ import type { Kind } from "../controllers/types.ts";
 function optionsSection(kind: Kind): string {
   const options = kind.declaration.options;
   if (!options || options.variables.length === 0) return "";
-  const lines = options.variables.map((v) => `  ${v.name} (${v.default})\n${" ".repeat(32)}${v.help}`);
+  // A variable without a default (unset means "off") shows no empty parentheses.
+  const lines = options.variables.map((v) => `  ${v.name}${v.default === "" ? "" : ` (${v.default})`}\n${" ".repeat(32)}${v.help}`);
   return `Environment (${options.title}):\n${lines.join("\n")}\n`;
 }
 
@@ -26,10 +27,10 @@ Usage:
   metahooks explain <kind> <name> [-n <ns>] [-o json] [--kubeconfig <file>]
                                            read a live parent and its children, run the hook
                                            locally and say what it would do now and why
-  metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>]
+  metahooks next '<schedule>' [--time-zone <zone>] [-n <count>] [--from <time>] [-o json]
                                            the next slots with the hook's DST rules
-  metahooks simulate <cronjob.yaml> --from <time> --to <time> [--job-duration 20m]
-                  [--job-fails 10%] [--seed <n>] [--outage <start>/<end>] [-o json]
+  metahooks simulate <cronjob.yaml|-> --from <time> --to <time> [--job-duration 20m]
+                  [--job-fails 10%] [--seed <n>] [--outage <start>/<end>] [--name <name>] [-o json]
                                            what a CronJob will do: slots, Jobs created or
                                            skipped (and why), finished, deleted, final status
   metahooks --help                         this text

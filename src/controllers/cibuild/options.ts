@@ -42,7 +42,7 @@ export const DEFAULT_CIBUILD_OPTIONS: Readonly<CIBuildOptions> = Object.freeze({
 /** Environment variable and help text of each option. */
 const VARIABLES: ReadonlyArray<{ key: Exclude<keyof CIBuildOptions, "workspaceSizeLimit">; name: string; help: string }> = [
   { key: "gitSyncImage", name: "GIT_SYNC_IMAGE", help: "init container git-sync (git-sync v4, one-shot clone)" },
-  { key: "prepareImage", name: "PREPARE_IMAGE", help: "init container prepare (needs sh, readlink, basename, cp)" },
+  { key: "prepareImage", name: "PREPARE_IMAGE", help: "init container prepare and the digest container (needs sh, readlink, realpath, basename, cp, cat, grep)" },
   { key: "kanikoImage", name: "KANIKO_IMAGE", help: "build container for build.strategy kaniko (the executor)" },
   { key: "buildkitImage", name: "BUILDKIT_IMAGE", help: "build container for build.strategy buildkit (a -rootless image)" },
 ];
