@@ -9,8 +9,8 @@
 // Why a bundle for the command line: every `metahooks sync|next|simulate` call is a new process,
 // and most of its start-up was Node's module loader, not our code: about 180 modules (zod alone
 // is 95 files) each resolved, read and compiled. One file per lazily loaded part instead cut
-// `metahooks sync cronjob < request.json` from about 440 to 290 ms on the 2-core CI machine
-// (bench/cli-startup.ts). Only the packages on the commands' paths are bundled (BUNDLED below);
+// `metahooks sync cronjob < request.json` from 465 to 307 ms (median) on the 2-core CI machine
+// (bench/cli-startup.ts, bench/RESULTS.md). Only the packages on the commands' paths are bundled (BUNDLED below);
 // the server's and `explain`'s (express, pino, prom-client, @kubernetes/client-node) stay in
 // node_modules and load only when those commands run. Their licence texts are written beside
 // the bundle (THIRD-PARTY-NOTICES.txt), as their licences ask of copies.

@@ -1,7 +1,8 @@
 // Whether a clone's dist/ is `npm run build`'s output for the sources as they are now: the
 // bundled command line (dist/bin/metahooks.js, the build's last output) newer than every file and
-// folder under src/ (a deletion touches its folder) and every compiler input. `npm ci` builds dist/ (the `prepare` script), so a fresh clone's is fresh; while someone
-// edits src/ it goes stale until the next build.
+// folder under src/ (a deletion touches its folder) and every compiler input. `npm ci` builds
+// dist/ (the `prepare` script), so a fresh clone's is fresh; while someone edits src/ it goes
+// stale until the next build.
 // Read by bin/metahooks.js (in a clone only: an installed package has no src/ and no scripts/)
 // and by the tests that copy the compiled package instead of compiling it again.
 import { existsSync, readdirSync, statSync } from "node:fs";

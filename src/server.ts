@@ -285,13 +285,18 @@ function listen(server: http.Server, port: number, host: string | undefined): Pr
 
 function urlOf(scheme: string, server: http.Server): string {
   const { address, port } = server.address() as AddressInfo;
-  const host = address === "0.0.0.0" || address === "::" ? "127.0.0.1" : address.includes(":") ? `[${address}]` : address;
-  return `${scheme}://${host}:${port}`;
+  // Bound to every interface: this machine reaches it on loopback.
+  return `${scheme}://${hostPort(address === "0.0.0.0" || address === "::" ? "127.0.0.1" : address, port)}`;
 }
 
 /** The listener's bound address and port, e.g. `[::]:8080` (every interface) or `127.0.0.1:8080`. */
 function boundAddress(server: http.Server): string {
   const { address, port } = server.address() as AddressInfo;
+  return hostPort(address, port);
+}
+
+/** `host:port`, an IPv6 address in brackets. */
+function hostPort(address: string, port: number): string {
   return `${address.includes(":") ? `[${address}]` : address}:${port}`;
 }
 

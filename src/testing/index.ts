@@ -229,10 +229,10 @@ export function finalizeAt(parent: ObjectInput, now: Date | string, options: Req
   return runFinalize(buildRequest(parent, { ...options, finalizing: true }), now, options);
 }
 
-/** How an observed Job stands: still running, or finished one way. */
-export type JobState = "running" | "succeeded" | "failed";
+const JOB_STATES = ["running", "succeeded", "failed"] as const;
 
-const JOB_STATES: readonly JobState[] = ["running", "succeeded", "failed"];
+/** How an observed Job stands: still running, or finished one way. */
+export type JobState = (typeof JOB_STATES)[number];
 
 /**
  * The Job the CronJob hook creates for `slot` (same name, labels, annotations, owner), observed

@@ -10,10 +10,10 @@ import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { copyFileSync, cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { pathToFileURL } from "node:url";
 import { distIsFresh } from "../../scripts/dist-freshness.mjs";
 import { MINIMAL_CRONJOB_SYNC } from "../helpers/requests.ts";
+import { waitForListening } from "../helpers/serve-process.ts";
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 const work = mkdtempSync(join(tmpdir(), "metahooks-image-"));
@@ -23,29 +23,6 @@ let hookPort = 0;
 function run(command: string, args: string[], cwd: string): { status: number; output: string } {
   const result = spawnSync(command, args, { cwd, encoding: "utf8", env: { ...process.env, npm_config_update_notifier: "false" } });
   return { status: result.status ?? 1, output: `${result.stdout}\n${result.stderr}` };
-}
-
-/** Waits for the "metahooks listening" log line and returns the hook port it names. */
-function waitForListening(child: ChildProcess, timeoutMs: number): Promise<number> {
-  return new Promise((resolvePort, reject) => {
-    const timer = setTimeout(() => reject(new Error(`server did not start within ${timeoutMs} ms`)), timeoutMs);
-    let stderr = "";
-    child.stderr!.on("data", (chunk) => (stderr += chunk));
-    child.once("exit", (code) => reject(new Error(`server exited with ${code}: ${stderr}`)));
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      let entry: any;
-      try {
-        entry = JSON.parse(line);
-      } catch {
-        return;
-      }
-      if (entry.msg !== "metahooks listening") return;
-      clearTimeout(timer);
-      // Older builds log `address`, newer ones `hookUrl` and `adminUrl`.
-      const port = entry.address?.port ?? Number(new URL(entry.hookUrl).port);
-      resolvePort(port);
-    });
-  });
 }
 
 before(async () => {
@@ -71,7 +48,8 @@ before(async () => {
     env: { PATH: process.env.PATH ?? "", PORT: "0", ADMIN_PORT: "0", HOST: "127.0.0.1", LOG_LEVEL: "info", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
   });
-  hookPort = await waitForListening(server, 15_000);
+  const listening = await waitForListening(server, 15_000);
+  hookPort = Number(new URL(listening.hookUrl).port);
 });
 
 after(() => {

@@ -12,6 +12,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { distIsFresh } from "../../scripts/dist-freshness.mjs";
+import { waitForListening } from "../helpers/serve-process.ts";
 
 const repo = resolve(".");
 const work = mkdtempSync(join(tmpdir(), "metahooks-package-"));
@@ -193,29 +194,14 @@ test("the bundled command line names every package it copies, with its licence t
 test("the installed bin serves: its server part loads express, pino and prom-client from node_modules", async () => {
   const bin = join(consumer, "node_modules/metahooks/bin/metahooks.js");
   const child = spawn(process.execPath, [bin, "serve"], { cwd: consumer, env: { ...process.env, PORT: "0", ADMIN_PORT: "0" }, stdio: ["ignore", "pipe", "pipe"] });
-  let output = "";
-  const listening = await new Promise<boolean>((resolveListening) => {
-    const timer = setTimeout(() => resolveListening(false), 30_000);
-    const onData = (chunk: Buffer) => {
-      output += chunk.toString("utf8");
-      if (output.includes("metahooks listening")) {
-        clearTimeout(timer);
-        resolveListening(true);
-      }
-    };
-    child.stdout.on("data", onData);
-    child.stderr.on("data", onData);
-    child.on("exit", () => {
-      clearTimeout(timer);
-      resolveListening(false);
-    });
-  });
-  const exited = new Promise((r) => child.once("exit", r));
-  child.kill("SIGTERM");
-  await exited;
-  assert.ok(listening, output);
-  const hookUrl = JSON.parse(output.split("\n").find((l) => l.includes("metahooks listening"))!).hookUrl;
-  assert.match(hookUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+  try {
+    const { hookUrl } = await waitForListening(child, 30_000);
+    assert.match(hookUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
+  } finally {
+    const exited = new Promise((r) => child.once("exit", r));
+    child.kill("SIGTERM");
+    await exited;
+  }
 });
 
 test("the installed bin runs compiled code: sync, next and simulate", () => {
