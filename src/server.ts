@@ -174,7 +174,7 @@ export async function startService(config: ServiceConfig, deps: ServiceDeps = {}
     hookServer = createListenerServer(app, timeouts);
   }
 
-  const adminServer = http.createServer(createAdminApp({ metrics, isReady: () => !draining }));
+  const adminServer = http.createServer(createAdminApp({ metrics, isReady: () => !draining, logger }));
 
   try {
     await listen(hookServer, config.port, config.host);

@@ -37,6 +37,16 @@ export function createLogger(level: string): Logger {
 /** Request ids we echo: an incoming `X-Request-Id` of this shape, else a fresh UUID. */
 const REQUEST_ID = /^[\w.:-]{1,128}$/;
 
+/**
+ * The id of a request: its `X-Request-Id` header when that is 1–128 characters of letters, digits,
+ * `_`, `.`, `:` or `-` (so a caller can correlate), else a fresh random UUID (never an echo of
+ * anything else a client sent).
+ */
+export function requestIdFor(req: Request): string {
+  const incoming = req.headers["x-request-id"];
+  return typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+}
+
 declare module "node:http" {
   interface IncomingMessage {
     /** The request id ({@link createRequestLogger}), also in error bodies and the log line. */
@@ -66,8 +76,7 @@ declare module "node:http" {
  */
 export function createRequestLogger(logger: Logger, quietPaths: readonly string[]) {
   return (req: Request, res: Response, next: NextFunction): void => {
-    const incoming = req.headers["x-request-id"];
-    const id = typeof incoming === "string" && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const id = requestIdFor(req);
     req.id = id;
     res.setHeader("X-Request-Id", id);
     const quiet = req.method === "GET" && quietPaths.includes(req.url ?? "");

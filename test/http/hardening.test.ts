@@ -312,6 +312,32 @@ test("admin app serves Prometheus text, health and readiness, and nothing else",
   await request(admin).post("/sync/cronjob").send(syncBody).expect(404);
 });
 
+test("admin errors carry a request id like the hook app's, and a failed scrape is logged without its detail in the body", async () => {
+  const metrics = createMetrics(false);
+  const lines: string[] = [];
+  const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
+  const admin = createAdminApp({ metrics, logger: pino({ level: "info" }, sink) });
+  const missing = await request(admin).get("/nope").expect(404);
+  assert.match(missing.body.requestId, /^[0-9a-f-]{36}$/, "a fresh UUID when the caller sent none");
+  assert.equal(missing.headers["x-request-id"], missing.body.requestId);
+  const echoed = await request(admin).get("/nope").set("X-Request-Id", "probe-42").expect(404);
+  assert.equal(echoed.body.requestId, "probe-42");
+  const odd = await request(admin).get("/nope").set("X-Request-Id", "<script>").expect(404);
+  assert.notEqual(odd.body.requestId, "<script>");
+  assert.equal(lines.length, 0, "404s are not logged");
+
+  metrics.registry.metrics = async () => {
+    throw new Error("collector exploded: secret-detail");
+  };
+  const failed = await request(admin).get("/metrics").set("X-Request-Id", "scrape-7").expect(500);
+  assert.deepEqual(failed.body, { error: "internal", message: "internal error; see the hook service logs", requestId: "scrape-7" });
+  assert.equal(lines.length, 1);
+  const line = JSON.parse(lines[0]!);
+  assert.equal(line.level, 50);
+  assert.equal(line.requestId, "scrape-7");
+  assert.match(line.err.message, /collector exploded/);
+});
+
 test("no secret in logs, metrics or error bodies: bearer tokens and JSON excerpts", async () => {
   const lines: string[] = [];
   const sink = new Writable({ write(chunk, _enc, cb) { lines.push(String(chunk)); cb(); } });
