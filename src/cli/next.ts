@@ -77,8 +77,14 @@ export function runNext(args: string[], clock: () => Date): CliOutcome {
   return { exitCode: 0, stdout: formatSlotTable(slots, zs.zone) + note, stderr: "" };
 }
 
-/** A plain-text table: number, UTC time, zone time, DST note. */
+/**
+ * A plain-text table: number, UTC time, zone time, DST note. For the zone `UTC` (the default, as
+ * for a CronJob without `spec.timeZone`) the zone and DST columns would only repeat the UTC column
+ * and stay empty, so just `#` and `UTC` are printed; any other zone keeps its column, even in a
+ * season when it reads as UTC (Europe/London in winter).
+ */
 export function formatSlotTable(slots: readonly ListedSlot[], zone: string): string {
+  if (zone === "UTC") return formatTable(["#", "UTC"], slots.map((s, i) => [String(i + 1), formatTime(s.at)]));
   const rows = slots.map((s, i) => [String(i + 1), formatTime(s.at), s.local, s.mark ? `${s.mark}: ${s.note}` : ""]);
   return formatTable(["#", "UTC", zone, "DST"], rows);
 }

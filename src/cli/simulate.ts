@@ -183,8 +183,12 @@ export function formatSimulation(r: SimulationResult, settings: string): string 
     settings,
     "",
   ];
-  const rows = r.events.map((e) => [e.at, e.local, ...describeEvent(e)]);
-  lines.push(formatTable(["UTC", r.timeZone, "event", "job", "detail"], rows).trimEnd(), "");
+  // In UTC (no spec.timeZone) the zone's column would repeat the UTC one on every line; any other
+  // zone keeps it, even in a season when it reads as UTC.
+  const zoneColumn = r.timeZone !== "UTC";
+  const rows = r.events.map((e) => (zoneColumn ? [e.at, e.local, ...describeEvent(e)] : [e.at, ...describeEvent(e)]));
+  const header = zoneColumn ? ["UTC", r.timeZone, "event", "job", "detail"] : ["UTC", "event", "job", "detail"];
+  lines.push(formatTable(header, rows).trimEnd(), "");
   const s = r.summary;
   const skipped = Object.entries(s.skipped).map(([k, v]) => `${v} ${k}`).join(", ");
   lines.push(

@@ -53,6 +53,10 @@ test("`metahooks next` prints a table (default) or JSON, with --from, -n and --t
       "",
     ].join("\n"),
   );
+  // UTC (the default) has nothing to add to the UTC column; another zone keeps its column even
+  // in a season when it reads as UTC.
+  assert.equal(runNext(["0 9 * * *", "-n", "2", "--from", "2026-01-26"], noClock).stdout, "#  UTC\n1  2026-01-26T09:00:00Z\n2  2026-01-27T09:00:00Z\n");
+  assert.match(runNext(["0 9 * * *", "-n", "1", "--from", "2026-01-26", "--time-zone", "Europe/London"], noClock).stdout, /^#  UTC +Europe\/London +DST\n1  2026-01-26T09:00:00Z  \S+\n$/);
   const json = runNext(["30 2 * * *", "--time-zone=Europe/Berlin", "-n", "1", "--from", "2026-10-25T00:00", "-o", "json"], noClock);
   assert.deepEqual(JSON.parse(json.stdout).slots, [
     { time: "2026-10-25T00:30:00Z", local: "2026-10-25T02:30:00+02:00", dst: "merged", note: "02:30 happens twice on 2026-10-25 (DST ends); runs once, at the first" },
