@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// `npm run build` (also the `prepare` script, so `npm ci` in a clone and `npm pack` build it):
+// `npm run build` (also the `prepare` script, so `npm ci` in a clone builds it, and the first step
+// of `prepack`, so `npm pack` and `npm publish` do):
 // 1. compiles src/ to dist/ (ESM JavaScript and .d.ts) with tsconfig.build.json: the library the
 //    package exports, and `dist/main.js`, which the container image runs (`serve`);
 // 2. bundles the command line from dist/main.js into dist/bin/ with esbuild, which is what

@@ -21,6 +21,8 @@ const consumer = join(work, "consumer");
 const readme = readFileSync("README.md", "utf8");
 let listed: string[] = [];
 let tarball = "";
+let stagedManifest = "";
+let install = { status: 1, stdout: "", output: "" };
 
 function run(command: string, args: string[], cwd: string, input?: string): { status: number; stdout: string; output: string } {
   // NODE_TEST_CONTEXT would make a child `node --test` think it runs inside this test file.
@@ -44,14 +46,23 @@ before(() => {
   mkdirSync(stage);
   for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "bin", "src", "scripts"]) cpSync(entry, join(stage, entry), { recursive: true });
   symlinkSync(join(repo, "node_modules"), join(stage, "node_modules"), "dir");
-  // `npm pack` runs the `prepare` build (a full tsc compile, ~7 s of CPU). When the clone's dist/ is
-  // that build's output for the current sources (always so right after `npm ci`), the staging copy
-  // takes it and packs with --ignore-scripts: the same files, one compile fewer. Otherwise the pack
-  // builds, exactly as a publish would.
+  // `npm pack` runs the `prepack` script: the build (a full tsc compile and the bundle, ~7 s of
+  // CPU), then the manifest's strip (scripts/pack-manifest.mjs), with `postpack` restoring it.
+  // When the clone's dist/ is that build's output for the current sources (always so right after
+  // `npm ci`), the staging copy takes it and its `prepack` only strips: the same files, one
+  // compile fewer, and npm's real lifecycle around the manifest. Otherwise the pack builds,
+  // exactly as a publish would.
   const prebuilt = distIsFresh(pathToFileURL(resolve(".") + "/"));
-  if (prebuilt) cpSync("dist", join(stage, "dist"), { recursive: true });
+  if (prebuilt) {
+    cpSync("dist", join(stage, "dist"), { recursive: true });
+    const manifest = JSON.parse(readFileSync(join(stage, "package.json"), "utf8"));
+    assert.match(manifest.scripts.prepack, /^node scripts\/build\.mjs && node scripts\/pack-manifest\.mjs strip$/);
+    manifest.scripts.prepack = "node scripts/pack-manifest.mjs strip";
+    writeFileSync(join(stage, "package.json"), JSON.stringify(manifest, null, 2) + "\n");
+  }
+  stagedManifest = readFileSync(join(stage, "package.json"), "utf8");
   // One real pack: its JSON report lists the packed files, exactly what `npm pack --dry-run --json` would list.
-  const pack = run("npm", ["pack", "--json", "--pack-destination", work, ...(prebuilt ? ["--ignore-scripts"] : [])], stage);
+  const pack = run("npm", ["pack", "--json", "--pack-destination", work], stage);
   assert.equal(pack.status, 0, `npm pack failed:\n${pack.output}`);
   const report = JSON.parse(pack.stdout)[0];
   listed = (report.files as Array<{ path: string }>).map((f) => f.path).sort();
@@ -60,9 +71,9 @@ before(() => {
   mkdirSync(consumer);
   writeFileSync(join(consumer, "package.json"), JSON.stringify({ name: "consumer", private: true, type: "module" }));
   // The dependencies come from the npm cache (warm after `npm ci`); the registry only when a
-  // package is missing from it.
-  const args = ["install", "--no-package-lock", "--ignore-scripts", tarball];
-  let install = run("npm", [...args, "--offline"], consumer);
+  // package is missing from it. Scripts are not turned off: the package has none to run.
+  const args = ["install", "--no-package-lock", tarball];
+  install = run("npm", [...args, "--offline"], consumer);
   if (install.status !== 0) install = run("npm", [...args, "--prefer-offline"], consumer);
   assert.equal(install.status, 0, `npm install of the tarball failed:\n${install.output}`);
 });
@@ -80,6 +91,16 @@ test("the tarball holds the compiled package and nothing a user does not need", 
   const pkg = JSON.parse(readFileSync(join(consumer, "node_modules/metahooks/package.json"), "utf8"));
   assert.equal(pkg.dependencies.tsx, undefined, "tsx is not a runtime dependency");
   assert.ok(!existsSync(join(consumer, "node_modules/tsx")), "installing the package does not bring tsx");
+});
+
+test("the packed manifest has no install-time script, so installing it warns about none; the clone's manifest is put back as it was", () => {
+  const pkg = JSON.parse(readFileSync(join(consumer, "node_modules/metahooks/package.json"), "utf8"));
+  for (const name of ["preinstall", "install", "postinstall", "prepare"]) assert.equal(pkg.scripts?.[name], undefined, `scripts.${name} is not packed`);
+  assert.doesNotMatch(install.output, /install.scripts|prepare/i);
+  // The clone keeps its `prepare` (npm ci builds dist/ with it), byte for byte.
+  assert.equal(readFileSync(join(stage, "package.json"), "utf8"), stagedManifest);
+  assert.match(JSON.parse(stagedManifest).scripts.prepare, /build\.mjs/);
+  assert.ok(!existsSync(join(stage, "package.json.prepack")), "no saved manifest is left behind");
 });
 
 test("plain `node --test` imports `metahooks` and `metahooks/testing` (no TypeScript tooling)", () => {
