@@ -5,8 +5,8 @@
  * @packageDocumentation
  */
 import { readFileSync } from "node:fs";
-import { parseAllDocuments } from "yaml";
 import { API_VERSION, KIND } from "../controllers/cronjob/constants.ts";
+import { parseManifests } from "../kube/manifest-yaml.ts";
 import { formatTime } from "../kube/time.ts";
 import { simulateCronJob, type Outage, type SimulationResult, type TimelineEvent } from "../simulate/cronjob.ts";
 import { isOutcome, parseCommandArgs, usageError, type CliOutcome } from "./command-args.ts";
@@ -62,11 +62,16 @@ function fail(message: string): CliOutcome {
 /** Reads the CronJobs of a (multi-document) YAML or JSON text; `List` items are included. */
 export function readCronJobs(text: string, source: string): Array<Record<string, any>> {
   const objects: unknown[] = [];
-  for (const doc of parseAllDocuments(text)) {
-    if (doc.errors.length > 0) throw new Error(`${source}: ${doc.errors[0]!.message}`);
-    const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
+  let documents: unknown[];
+  try {
+    // As kubectl reads the file (YAML 1.1 scalars: `suspend: yes` is true, `0500` is 320).
+    documents = parseManifests(text);
+  } catch (err) {
+    throw new Error(`${source}: ${(err as Error).message}`);
+  }
+  for (const value of documents) {
     if (value && typeof value === "object" && (value as any).kind === "List" && Array.isArray((value as any).items)) objects.push(...(value as any).items);
-    else if (value !== null && value !== undefined) objects.push(value);
+    else objects.push(value);
   }
   const isObject = (o: unknown): o is Record<string, any> => !!o && typeof o === "object" && !Array.isArray(o);
   const cronJobs = objects.filter(isObject).filter((o) => o.apiVersion === API_VERSION && o.kind === KIND);

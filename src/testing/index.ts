@@ -15,7 +15,6 @@
  *
  * @packageDocumentation
  */
-import { parseAllDocuments } from "yaml";
 import { configureControllers, type ConfiguredController } from "../controllers/registry.ts";
 import type { Decision } from "../controllers/types.ts";
 import type { Env } from "../config.ts";
@@ -25,6 +24,7 @@ import { DEFAULT_RESOURCES } from "../emulator/selectors.ts";
 import { buildJob } from "../controllers/cronjob/job.ts";
 import { readCronJobSpec } from "../controllers/cronjob/validate.ts";
 import { formatTime, parseExactTime } from "../kube/time.ts";
+import { parseManifests } from "../kube/manifest-yaml.ts";
 
 /** Any Kubernetes object as plain JSON. */
 export type TestObject = Record<string, any>;
@@ -89,7 +89,7 @@ export interface HookRun {
 
 const DEFAULT_CREATION = "2000-01-01T00:00:00Z";
 
-/** Reads objects from YAML/JSON text (every document) or passes objects through. */
+/** Reads objects from YAML/JSON text (every document, read as kubectl reads it: see parseManifests) or passes objects through (copied). */
 export function readObjects(input: ObjectInput | readonly ObjectInput[]): TestObject[] {
   const inputs = Array.isArray(input) ? input : [input];
   const out: TestObject[] = [];
@@ -98,10 +98,14 @@ export function readObjects(input: ObjectInput | readonly ObjectInput[]): TestOb
       out.push(structuredClone(item));
       continue;
     }
-    for (const doc of parseAllDocuments(item)) {
-      if (doc.errors.length > 0) throw new Error(`not valid YAML: ${doc.errors[0]!.message}`);
-      const value = doc.toJS({ maxAliasCount: 100 }) as unknown;
-      if (value === null || value === undefined) continue;
+    let documents: unknown[];
+    try {
+      // As kubectl reads the file (YAML 1.1 scalars: `suspend: yes` is true, `0500` is 320).
+      documents = parseManifests(item);
+    } catch (err) {
+      throw new Error(`not valid YAML: ${(err as Error).message}`);
+    }
+    for (const value of documents) {
       if (typeof value !== "object" || Array.isArray(value)) throw new Error("every document must be one Kubernetes object");
       out.push(value as TestObject);
     }
