@@ -50,6 +50,24 @@ export function resourcePath(apiVersion: string, resource: string, namespace: st
 }
 
 /**
+ * What went wrong loading a kubeconfig, without any of its content. A YAML error from the loader
+ * (js-yaml) quotes the lines around the error, and a kubeconfig's lines are tokens and keys, so
+ * only its reason and position are kept. The loader's other errors name fields
+ * (`clusters[0].cluster is missing`), never values.
+ * @param source - the file, or where the default lookup reads from
+ */
+export function describeKubeconfigError(err: unknown, source: string): string {
+  const e = err as { name?: unknown; reason?: unknown; mark?: { line?: unknown; column?: unknown } | null; message?: unknown };
+  if (e?.name === "YAMLException") {
+    const reason = typeof e.reason === "string" ? e.reason : "not valid YAML";
+    const at = typeof e.mark?.line === "number" && typeof e.mark.column === "number" ? ` at line ${e.mark.line + 1}, column ${e.mark.column + 1}` : "";
+    return `kubeconfig ${source} is not valid YAML: ${reason}${at}`;
+  }
+  const message = typeof e?.message === "string" ? e.message.split("\n")[0]! : String(err);
+  return `kubeconfig ${source}: ${message}`;
+}
+
+/**
  * Loads the kubeconfig and returns a reader for its current (or given) context.
  * @throws Error when no kubeconfig can be loaded or it has no cluster
  */
@@ -60,8 +78,12 @@ export async function loadKubeReader(options: KubeconfigOptions = {}): Promise<K
   if (missing) throw new Error(missing);
   const { KubeConfig } = await import("@kubernetes/client-node");
   const kc = new KubeConfig();
-  if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
-  else kc.loadFromDefault();
+  try {
+    if (options.kubeconfig) kc.loadFromFile(options.kubeconfig);
+    else kc.loadFromDefault();
+  } catch (err) {
+    throw new Error(describeKubeconfigError(err, options.kubeconfig ?? "(KUBECONFIG or ~/.kube/config)"));
+  }
   if (options.context) kc.setCurrentContext(options.context);
   const cluster = kc.getCurrentCluster();
   if (!cluster) throw new Error(`kubeconfig has no cluster for context ${JSON.stringify(kc.getCurrentContext())}`);

@@ -102,6 +102,20 @@ test("metahooks explain without any kubeconfig says so plainly", async () => {
     const missing = await cli(["explain", "cronjob", "hello", "--kubeconfig", join(home, "nope")], env);
     assert.equal(missing.code, 1);
     assert.match(missing.stderr, /kubeconfig file .*nope" does not exist/);
+    // A kubeconfig that is not YAML: the parser's error quotes the lines around it (here a
+    // token); only the reason and the position are printed.
+    const { writeFileSync } = await import("node:fs");
+    const secret = "sha256~SuperSecretTokenValue1234567890";
+    const broken = join(home, "broken");
+    writeFileSync(broken, `apiVersion: v1\nkind: Config\nusers:\n- name: u\n  user:\n    token: ${secret}\n     client-key-data: x: y\n`);
+    const bad = await cli(["explain", "cronjob", "hello", "--kubeconfig", broken], env);
+    assert.equal(bad.code, 1);
+    assert.match(bad.stderr, /kubeconfig .*broken is not valid YAML: bad indentation of a mapping entry at line 7, column 21/);
+    assert.ok(!bad.stderr.includes("sha256~") && !bad.stderr.includes("Secret"), bad.stderr);
+    writeFileSync(broken, `users:\n- name: u\n  user:\n    token: "${secret}\n`);
+    const unterminated = await cli(["explain", "cronjob", "hello", "--kubeconfig", broken], env);
+    assert.match(unterminated.stderr, /is not valid YAML: unexpected end of the stream within a double quoted scalar/);
+    assert.ok(!unterminated.stderr.includes("sha256~") && !unterminated.stderr.includes("Secret"), unterminated.stderr);
   } finally {
     rmSync(home, { recursive: true, force: true });
   }
