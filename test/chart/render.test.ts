@@ -469,6 +469,58 @@ describe("helm template with toggles", () => {
   });
 });
 
+describe("names that YAML 1.1 would retype stay strings (kubectl and helm read YAML 1.1)", () => {
+  // All valid names: `on`, `no` and `0755` are DNS labels, and a namespace may start with a digit.
+  // Unquoted, `namespace: 0755` is the number 493 and `instance: on` the boolean true, which the
+  // API server refuses; every value the chart takes from a name or a value is quoted.
+  const strings = (docs: KubeDoc[]): Array<[string, unknown]> => {
+    const found: Array<[string, unknown]> = [];
+    for (const doc of docs) {
+      const where = `${doc.kind} ${String(doc.metadata?.name)}`;
+      found.push([`${where} metadata.name`, doc.metadata?.name], [`${where} metadata.namespace`, doc.metadata?.namespace ?? ""]);
+      for (const [k, v] of Object.entries(doc.metadata?.labels ?? {})) found.push([`${where} label ${k}`, v]);
+      for (const [k, v] of Object.entries((doc.metadata as { annotations?: Record<string, unknown> })?.annotations ?? {})) found.push([`${where} annotation ${k}`, v]);
+    }
+    return found;
+  };
+
+  test("release `on` in namespace `0755`, with nameOverride `no` and every optional part on", () => {
+    const options = {
+      releaseName: "on",
+      namespace: "0755",
+      set: {
+        nameOverride: "no",
+        "networkPolicy.metacontroller.namespace": "off",
+        "auth.enabled": "true",
+        "tls.enabled": "true",
+        "tls.secretName": "yes",
+        "serviceMonitor.enabled": "true",
+        "admissionWebhooks.enabled": "true",
+        "receiver.enabled": "true",
+        "receiver.ingress.enabled": "true",
+      },
+      apiVersions: ["monitoring.coreos.com/v1/ServiceMonitor"],
+    };
+    const result = templateChart(options);
+    assert.equal(result.status, 0, result.stderr);
+    const docs = renderChart(options);
+    assert.ok(docs.some((d) => d.kind === "ServiceMonitor") && docs.some((d) => d.kind === "Certificate") && docs.some((d) => d.kind === "Ingress"), "the optional parts rendered");
+    const wrong = strings(docs).filter(([, v]) => typeof v !== "string");
+    assert.deepEqual(wrong, [], "every name, namespace, label and annotation is a string under YAML 1.1");
+    for (const doc of docs) if (doc.metadata.namespace !== undefined) assert.equal(doc.metadata.namespace, "0755");
+    const deployment = only(docs, "Deployment");
+    assert.equal(deployment.metadata.labels!["app.kubernetes.io/instance"], "on");
+    assert.equal(deployment.metadata.labels!["app.kubernetes.io/name"], "no");
+    const volumes: Array<{ secret?: { secretName?: unknown } }> = deployment.spec.template.spec.volumes ?? [];
+    assert.ok(volumes.some((v) => v.secret?.secretName === "yes"), "tls.secretName stays the string yes");
+    const policy = only(docs, "NetworkPolicy");
+    assert.equal(policy.spec.ingress[0].from[0].namespaceSelector.matchLabels["kubernetes.io/metadata.name"], "off");
+    // And the whole output reads the same under YAML 1.2.
+    const as12 = parseAllDocuments(result.stdout, { version: "1.2" }).map((d) => d.toJSON()).filter(Boolean);
+    assert.deepStrictEqual(docs, as12);
+  });
+});
+
 function readdirYaml(dir: string): string[] {
   return readdirSync(dir).filter((f) => f.endsWith(".yaml")).sort();
 }

@@ -17,7 +17,7 @@ import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, renameSync
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
-import { parseAllDocuments } from "yaml";
+import { parseManifests } from "../../src/kube/manifest-yaml.ts";
 
 /** The chart under test. */
 export const CHART_DIR = resolve("charts/metahooks");
@@ -225,12 +225,14 @@ export type KubeDoc = { apiVersion: string; kind: string; metadata: { name: stri
 export function renderChart(options: RenderOptions = {}): KubeDoc[] {
   const result = templateChart(options);
   if (result.status !== 0) throw new Error(`helm template failed (${result.status}):\n${result.stderr}`);
-  return parseAllDocuments(result.stdout)
-    .map((doc) => {
-      if (doc.errors.length > 0) throw new Error(`rendered YAML does not parse: ${doc.errors[0]!.message}`);
-      return doc.toJSON() as KubeDoc | null;
-    })
-    .filter((doc): doc is KubeDoc => doc !== null);
+  // Read as kubectl (and helm install) read it: YAML 1.1 scalars, as sigs.k8s.io/yaml resolves them.
+  let docs: unknown[];
+  try {
+    docs = parseManifests(result.stdout);
+  } catch (err) {
+    throw new Error(`rendered YAML does not parse: ${(err as Error).message}`);
+  }
+  return docs as KubeDoc[];
 }
 
 /**

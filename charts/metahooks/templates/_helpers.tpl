@@ -26,8 +26,8 @@ chart name. Truncated to 63 characters (it is a Service name, hence a DNS label)
 
 {{/* Selector labels: only name + instance, because a Deployment's selector is immutable. */}}
 {{- define "metahooks.selectorLabels" -}}
-app.kubernetes.io/name: {{ include "metahooks.name" . }}
-app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/name: {{ include "metahooks.name" . | quote }}
+app.kubernetes.io/instance: {{ .Release.Name | quote }}
 {{- end }}
 
 {{/*
