@@ -106,11 +106,30 @@ test("--now refuses dates that do not exist instead of shifting them", async () 
   assert.equal(leap.status, 0, leap.stderr);
 });
 
-test("extra arguments are a usage error", async () => {
-  for (const args of [["sync", "cronjob", "extra"], ["finalize", "cronjob", "a", "b"], ["customize", "cibuild", "x"], ["serve", "now"]]) {
+test("wrong arguments are a usage error: exit 2, the message and the usage on stderr, nothing read or served", async () => {
+  const cases: Array<[string[], RegExp]> = [
+    [["sync", "cronjob", "extra"], /unexpected argument "extra"/],
+    [["finalize", "cronjob", "a", "b"], /unexpected argument "a"/],
+    [["customize", "cibuild", "x"], /unexpected argument "x"/],
+    [["serve", "now"], /unexpected argument "now"/],
+    [["sync", "cronjob", "--bogus"], /Unknown option '--bogus'/],
+    [["sync"], /missing <kind>/],
+    [["frobnicate"], /unknown command "frobnicate"/],
+    [[], /missing command/],
+    // Options that would do nothing for the command are refused rather than ignored.
+    [["serve", "--now", "2026-01-01T00:00:00Z"], /--now applies to the hook commands/],
+    [["sync", "cronjob", "--port", "9"], /--port applies to serve only/],
+    [["explain", "cronjob"], /expected <kind> <name>/],
+  ];
+  for (const [args, message] of cases) {
     const out = await cli(args, JSON.stringify(body));
-    assert.equal(out.status, 1, args.join(" "));
+    assert.equal(out.status, 2, args.join(" "));
     assert.equal(out.stdout, "");
-    assert.match(out.stderr, /unexpected argument/, args.join(" "));
+    assert.match(out.stderr, message, args.join(" "));
+    assert.match(out.stderr, /Usage:/, args.join(" "));
   }
+  // A hook's own refusal stays exit 1 with the route's JSON error.
+  const refused = await cli(["sync", "cronjob"], "{");
+  assert.equal(refused.status, 1);
+  assert.equal(JSON.parse(refused.stderr).error, "malformed_json");
 });

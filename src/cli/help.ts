@@ -42,7 +42,8 @@ Options:
   --port <n>     with serve: the hook port (overrides PORT)
 
 The hook commands print exactly what the HTTP route would answer and exit 0; when the route would
-answer an error they print the same JSON error on stderr and exit 1.
+answer an error they print the same JSON error on stderr and exit 1. A usage error (unknown
+command or option, missing or extra argument) exits 2, for every command.
 
 Environment (serve):
   PORT (8080)                   hook port: POST /sync|finalize|customize/<kind>, /healthz, /readyz

@@ -43,8 +43,10 @@ export function processIo(): CliIo {
 }
 
 /**
- * Runs `metahooks <argv…>` and resolves to its exit code: 0 success, 1 usage or input error, and
- * 1 for an unexpected failure (then `metahooks: <message>` on stderr). Never rejects.
+ * Runs `metahooks <argv…>` and resolves to its exit code: 0 success, 1 when the input is refused
+ * (a hook's error answer, an unreadable file) or on an unexpected failure (then
+ * `metahooks: <message>` on stderr), 2 on a usage error (unknown command or option, a missing or
+ * extra argument; the message and the usage on stderr). Never rejects.
  * `serve` resolves once the servers are listening.
  */
 export async function runCli(argv: string[], io: CliIo = processIo()): Promise<number> {
@@ -80,25 +82,41 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
     io.stderr(outcome.stderr);
     return outcome.exitCode;
   }
-  const { values, positionals } = parseArgs({
-    args: argv,
-    allowPositionals: true,
-    options: {
-      help: { type: "boolean", short: "h" },
-      now: { type: "string" },
-      port: { type: "string" },
-    },
-  });
-  const [command, kind, ...extra] = positionals;
-  if (values.help || command === undefined || command === "help") {
-    io.stdout(HELP);
-    return values.help || command === "help" ? 0 : 1;
+  // A usage error exits 2, as in next, simulate and explain (and most command-line tools): a
+  // script can tell "you called me wrong" from "the hook refused the request" (1).
+  const usage = (message: string): number => {
+    io.stderr(`${message}\n\n${HELP}`);
+    return 2;
+  };
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      allowPositionals: true,
+      options: {
+        help: { type: "boolean", short: "h" },
+        now: { type: "string" },
+        port: { type: "string" },
+      },
+    });
+  } catch (err) {
+    return usage(`metahooks: ${(err as Error).message}`);
   }
+  const { values, positionals } = parsed;
+  const [command, kind, ...extra] = positionals;
+  if (values.help || command === "help") {
+    io.stdout(HELP);
+    return 0;
+  }
+  if (command === undefined) return usage("metahooks: missing command");
   if (extra.length > 0 || (command === "serve" && kind !== undefined)) {
     const unexpected = command === "serve" ? [kind, ...extra] : extra;
-    io.stderr(`metahooks ${command}: unexpected argument ${JSON.stringify(unexpected[0])}\n\n${HELP}`);
-    return 1;
+    return usage(`metahooks ${command}: unexpected argument ${JSON.stringify(unexpected[0])}`);
   }
+  // An option that does nothing for this command is a mistake worth saying (`serve --now` would
+  // otherwise serve on the real clock as if the flag had been read).
+  if (command === "serve" && values.now !== undefined) return usage("metahooks serve: --now applies to the hook commands (sync, finalize, customize), not serve");
+  if (command !== "serve" && values.port !== undefined) return usage(`metahooks ${command}: --port applies to serve only`);
   if (command === "serve") {
     // Loaded only for this command: express, pino and prom-client cost about 100 ms of start-up
     // that the one-shot hook commands never need.
@@ -112,10 +130,7 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
     return 0;
   }
   if (command === "sync" || command === "finalize" || command === "customize") {
-    if (!kind) {
-      io.stderr(`metahooks ${command}: missing <kind>\n\n${HELP}`);
-      return 1;
-    }
+    if (!kind) return usage(`metahooks ${command}: missing <kind>`);
     const now = parseNow(values.now, io.clock);
     // The same limit as the HTTP route (BODY_LIMIT_BYTES); stdin is read no further than that.
     const limitBytes = readBodyLimitBytes(io.env);
@@ -124,6 +139,5 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
     io.stderr(outcome.stderr);
     return outcome.exitCode;
   }
-  io.stderr(`metahooks: unknown command ${JSON.stringify(command)}\n\n${HELP}`);
-  return 1;
+  return usage(`metahooks: unknown command ${JSON.stringify(command)}`);
 }

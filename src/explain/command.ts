@@ -26,7 +26,7 @@ children that would be created or deleted. -o json prints the raw hook response 
 
 /** What the command writes and its exit code. */
 export interface ExplainOutcome {
-  exitCode: 0 | 1;
+  exitCode: 0 | 1 | 2;
   stdout: string;
   stderr: string;
 }
@@ -42,11 +42,13 @@ export interface ExplainDeps {
 
 /**
  * Runs `explain` with the arguments after the word `explain`.
- * @returns exit code 0 with the summary (or JSON) on stdout; 1 with a message on stderr when the
- *   arguments are wrong, the parent does not exist, the API fails or the hook errors
+ * @returns exit code 0 with the summary (or JSON) on stdout; 2 with a message on stderr when the
+ *   arguments are wrong; 1 when the parent does not exist, the API fails or the hook errors
  */
 export async function runExplain(argv: string[], deps: ExplainDeps): Promise<ExplainOutcome> {
   const fail = (message: string): ExplainOutcome => ({ exitCode: 1, stdout: "", stderr: `metahooks explain: ${message}\n` });
+  // Wrong arguments exit 2, as every command's usage errors do.
+  const usage = (message: string): ExplainOutcome => ({ exitCode: 2, stdout: "", stderr: `metahooks explain: ${message}\n` });
   let values: { namespace?: string; output?: string; kubeconfig?: string; context?: string; now?: string; help?: boolean };
   let positionals: string[];
   try {
@@ -63,12 +65,12 @@ export async function runExplain(argv: string[], deps: ExplainDeps): Promise<Exp
       },
     }));
   } catch (err) {
-    return fail(`${(err as Error).message}\n\n${EXPLAIN_USAGE}`);
+    return usage(`${(err as Error).message}\n\n${EXPLAIN_USAGE}`);
   }
   if (values.help) return { exitCode: 0, stdout: EXPLAIN_USAGE, stderr: "" };
   const [kind, name, extra] = positionals;
-  if (!kind || !name || extra !== undefined) return fail(`expected <kind> <name>\n\n${EXPLAIN_USAGE}`);
-  if (values.output !== undefined && values.output !== "json") return fail(`-o supports only "json", got ${JSON.stringify(values.output)}`);
+  if (!kind || !name || extra !== undefined) return usage(`expected <kind> <name>\n\n${EXPLAIN_USAGE}`);
+  if (values.output !== undefined && values.output !== "json") return usage(`-o supports only "json", got ${JSON.stringify(values.output)}`);
   try {
     const controllers = deps.controllers ?? configureControllers(deps.env);
     const configured = controllers.find((c) => c.def.name === kind);
