@@ -48,7 +48,7 @@ export function runNext(args: string[], clock: () => Date): CliOutcome {
   if (isOutcome(parsed)) return parsed;
   const { values, positional: schedule, output } = parsed;
   const countText = values.count ?? "10";
-  if (!/^\d+$/.test(countText) || Number(countText) < 1 || Number(countText) > MAX_COUNT) return usage(`--count must be a whole number from 1 to ${MAX_COUNT}, got ${JSON.stringify(countText)}`);
+  if (!/^\d+$/.test(countText) || Number(countText) < 1 || Number(countText) > MAX_COUNT) return usage(`-n (--count) must be a whole number from 1 to ${MAX_COUNT}, got ${JSON.stringify(countText)}`);
   let from: Date;
   // A malformed --from is a usage error (exit 2, with the usage), as in `simulate`; a schedule or
   // zone the hook would reject is the input's problem (exit 1).

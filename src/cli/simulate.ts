@@ -206,5 +206,7 @@ export function formatSimulation(r: SimulationResult, settings: string): string 
   for (const field of ["lastScheduleTime", "lastSuccessfulTime"]) if (st[field]) lines.push(`  ${field}: ${st[field]}`);
   if (Array.isArray(st.active)) lines.push(`  active: ${st.active.map((a: any) => a.name).join(", ")}`);
   for (const c of Array.isArray(st.conditions) ? st.conditions : []) lines.push(`  ${c.type}=${c.status} ${c.reason}: ${c.message}`);
+  // No hook call answered (the service down the whole time): the API server has no status to show.
+  if (lines[lines.length - 1] === "Status at the end:") lines.push("  none (no hook call was answered)");
   return lines.join("\n") + "\n";
 }

@@ -84,6 +84,13 @@ test("deterministic: the same inputs and seed give the same timeline; the failur
   assert.equal(allFail.summary.jobsAtEnd.length, 1, "failedJobsHistoryLimit 1");
 });
 
+test("a simulation in which no hook call is answered says the status is empty rather than printing an empty block", async () => {
+  const read = () => readFileSync("examples/cronjob/cronjob-sample.yaml", "utf8");
+  const out = await runSimulate(["cron.yaml", "--from", "2026-03-26T00:00", "--to", "2026-03-26T00:10", "--outage", "2026-03-26T00:00/1h"], read);
+  assert.equal(out.exitCode, 0, out.stderr);
+  assert.match(out.stdout, /\nStatus at the end:\n  none \(no hook call was answered\)\n$/);
+});
+
 test("`metahooks simulate` reads the YAML a user applies and prints a table or JSON", async () => {
   const file = ["apiVersion: v1\nkind: Namespace\nmetadata:\n  name: ops", JSON.stringify(cronJob({ schedule: "0 * * * *" }, "hourly")), JSON.stringify(cronJob({ schedule: "30 * * * *" }, "half"))].join("\n---\n");
   const read = () => file;
