@@ -16,8 +16,11 @@ import { checkTimeZone, formatInZone, zoneOffsetMinutes } from "../controllers/c
  *   first occurrence.
  * - `repeated`: a wildcard slot whose wall time happens twice; it runs at both occurrences
  *   (elapsed time), this is one of them.
+ * - `gap`: the first slot of a wildcard schedule after a spring-forward gap that held some of its
+ *   wall times (`0 *‍/2 * * *` at 02:00 in New York): those slots do not run, and this one is the
+ *   next that does. Marked so that a listing shows the hole it would otherwise hide.
  */
-export type DstMark = "moved" | "merged" | "repeated";
+export type DstMark = "moved" | "merged" | "repeated" | "gap";
 
 /** One slot: the instant, its wall time in the CronJob's zone, and a DST mark with a sentence. */
 export interface ListedSlot {
@@ -33,6 +36,8 @@ export interface ListedSlot {
 /** A parsed schedule plus what marking needs. */
 export interface ZonedSchedule {
   schedule: Schedule;
+  /** The same schedule evaluated in UTC: its instants, read as UTC, are its wall times. */
+  wallClock: Schedule;
   zone: string;
   /** Fixed-time in Vixie cron's sense: neither the minute nor the hour field starts with `*`. */
   fixedTime: boolean;
@@ -55,7 +60,10 @@ export function zonedSchedule(text: string, zone = "UTC"): ZonedSchedule {
   const [minute = "*", hour = "*"] = fields;
   const fixedTime = fields.length === 5 && !minute.startsWith("*") && !hour.startsWith("*");
   const list = (field: string) => new Set(fixedTime ? field.split(",").map(Number) : []);
-  return { schedule: parsed.schedule, zone, fixedTime, minutes: list(minute), hours: list(hour) };
+  // The same schedule on the wall clock (evaluated in UTC, where every wall time exists): which
+  // wall times a spring-forward gap swallowed.
+  const wall = zone === "UTC" ? parsed : parseSchedule(text, "UTC");
+  return { schedule: parsed.schedule, wallClock: wall.ok ? wall.schedule : parsed.schedule, zone, fixedTime, minutes: list(minute), hours: list(hour) };
 }
 
 const HOUR_MS = 3_600_000;
@@ -79,6 +87,10 @@ export function markSlot(zs: ZonedSchedule, at: Date): Pick<ListedSlot, "mark" |
       note: `${wallClock(t, before)}–${wallClock(t, offset)} do not exist on ${day} (DST starts); the slots there run once, at ${wallClock(t, offset)}`,
     };
   }
+  if (!zs.fixedTime) {
+    const gap = gapBefore(zs, t, offset);
+    if (gap) return { mark: "gap", note: `${gap.from}–${gap.to} do not exist on ${day} (DST starts); the slots there do not run (a * minute or hour follows the wall clock)` };
+  }
   // A wall time happens twice when shifting by the offset change lands on an instant that shows it again.
   for (const probe of [t - 3 * HOUR_MS, t + 3 * HOUR_MS]) {
     const other = zoneOffsetMinutes(new Date(probe), zs.zone);
@@ -90,6 +102,32 @@ export function markSlot(zs: ZonedSchedule, at: Date): Pick<ListedSlot, "mark" |
     return { mark: "repeated", note: `${wall} happens twice on ${day} (DST ends); runs at ${twin > t ? "the first and again at the second" : "the second too"}` };
   }
   return {};
+}
+
+/**
+ * The spring-forward gap just before slot `t` of a wildcard schedule, when the gap held some of the
+ * schedule's wall times and `t` is the first slot after it; else undefined.
+ */
+function gapBefore(zs: ZonedSchedule, t: number, offset: number): { from: string; to: string } | undefined {
+  const before = zoneOffsetMinutes(new Date(t - 3 * HOUR_MS), zs.zone);
+  if (before >= offset) return undefined;
+  // The change's instant, to the minute (zones change on whole minutes): the last minute with the old offset.
+  let lo = t - 3 * HOUR_MS;
+  let hi = t;
+  while (hi - lo > MINUTE_MS) {
+    const mid = lo + Math.floor((hi - lo) / 2 / MINUTE_MS) * MINUTE_MS;
+    if (zoneOffsetMinutes(new Date(mid), zs.zone) === before) lo = mid;
+    else hi = mid;
+  }
+  const change = hi;
+  // `t` must be the first slot at or after the change, and a wall time in [old wall, new wall) of
+  // the change must be one of the schedule's.
+  if (zs.schedule.nextSlot(new Date(change - 1), new Date(change - 1))?.getTime() !== t) return undefined;
+  const gapStart = change + before * MINUTE_MS;
+  const gapEnd = change + offset * MINUTE_MS;
+  const inGap = zs.wallClock.nextSlot(new Date(gapStart - 1), new Date(gapStart - 1));
+  if (!inGap || inGap.getTime() >= gapEnd) return undefined;
+  return { from: wallClock(change, before), to: wallClock(change, offset) };
 }
 
 /**

@@ -22,6 +22,26 @@ test("a fixed-time slot in the spring-forward gap is moved to just after the gap
   assert.match(slots[0]!.note!, /02:00–03:00 do not exist on 2026-03-29/);
 });
 
+test("a wildcard schedule's slots in the spring-forward gap do not run; the first slot after the gap is marked, once", () => {
+  const ny = listSlots(zonedSchedule("0 */2 * * *", "America/New_York"), new Date("2026-03-08T04:00:00Z"), { count: 3 });
+  assert.deepEqual(ny.map((s) => [s.local, s.mark]), [
+    ["2026-03-08T00:00:00-05:00", undefined],
+    ["2026-03-08T04:00:00-04:00", "gap"],
+    ["2026-03-08T06:00:00-04:00", undefined],
+  ]);
+  assert.match(ny[1]!.note!, /^02:00–03:00 do not exist on 2026-03-08 \(DST starts\); the slots there do not run/);
+  const quarter = listSlots(zonedSchedule("*/15 * * * *", "Europe/Berlin"), new Date("2026-03-29T00:30:00Z"), { count: 3 });
+  assert.deepEqual(quarter.map((s) => [s.local, s.mark]), [
+    ["2026-03-29T01:45:00+01:00", undefined],
+    ["2026-03-29T03:00:00+02:00", "gap"],
+    ["2026-03-29T03:15:00+02:00", undefined],
+  ]);
+  // A gap that holds none of the schedule's wall times is no hole: 0, 3, 6 … hours skip 02:00 anyway.
+  assert.ok(listSlots(zonedSchedule("0 */3 * * *", "Europe/Berlin"), new Date("2026-03-28T22:00:00Z"), { count: 3 }).every((s) => s.mark === undefined));
+  // Autumn has no gap.
+  assert.ok(listSlots(zonedSchedule("0 */2 * * *", "America/New_York"), new Date("2026-11-01T00:00:00Z"), { count: 6 }).every((s) => s.mark !== "gap"));
+});
+
 test("a fixed-time slot in the repeated autumn hour is merged (runs once); a wildcard one is repeated", () => {
   const fixed = listSlots(zonedSchedule("30 2 * * *", "Europe/Berlin"), new Date("2026-10-24T12:00:00Z"), { count: 2 });
   assert.deepEqual(fixed.map((s) => [s.local, s.mark]), [["2026-10-25T02:30:00+02:00", "merged"], ["2026-10-26T02:30:00+01:00", undefined]]);
