@@ -44,7 +44,7 @@ function readmeBlock(marker: string, language: string): string {
 before(() => {
   // Staging copy: what a clone has that the build and `npm pack` read.
   mkdirSync(stage);
-  for (const entry of ["package.json", "README.md", "tsconfig.json", "tsconfig.build.json", "bin", "src", "scripts"]) cpSync(entry, join(stage, entry), { recursive: true });
+  for (const entry of ["package.json", "README.md", "LICENSE", "tsconfig.json", "tsconfig.build.json", "bin", "src", "scripts"]) cpSync(entry, join(stage, entry), { recursive: true });
   symlinkSync(join(repo, "node_modules"), join(stage, "node_modules"), "dir");
   // `npm pack` runs the `prepack` script: the build (a full tsc compile and the bundle, ~7 s of
   // CPU), then the manifest's strip (scripts/pack-manifest.mjs), with `postpack` restoring it.
@@ -81,11 +81,11 @@ before(() => {
 after(() => rmSync(work, { recursive: true, force: true }));
 
 test("the tarball holds the compiled package and nothing a user does not need", () => {
-  for (const file of ["package.json", "README.md", "bin/metahooks.js", "dist/index.js", "dist/index.d.ts", "dist/testing/index.js", "dist/testing/index.d.ts", "dist/main.js", "dist/simulate/cronjob.js", "dist/emulator/emulator.js", "dist/bin/metahooks.js", "dist/bin/THIRD-PARTY-NOTICES.txt"]) {
+  for (const file of ["package.json", "README.md", "LICENSE", "bin/metahooks.js", "dist/index.js", "dist/index.d.ts", "dist/testing/index.js", "dist/testing/index.d.ts", "dist/main.js", "dist/simulate/cronjob.js", "dist/emulator/emulator.js", "dist/bin/metahooks.js", "dist/bin/THIRD-PARTY-NOTICES.txt"]) {
     assert.ok(listed.includes(file), `${file} is packed`);
   }
-  const junk = listed.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/bin\/THIRD-PARTY-NOTICES\.txt|bin\/metahooks\.js|package\.json|README\.md)$/.test(f) || /\.test\.|(^|\/)test\//.test(f));
-  assert.deepEqual(junk, [], "only dist/*.js, dist/*.d.ts, the bundle's notices, the bin, package.json and the README");
+  const junk = listed.filter((f) => !/^(dist\/.+\.(js|d\.ts)|dist\/bin\/THIRD-PARTY-NOTICES\.txt|bin\/metahooks\.js|package\.json|README\.md|LICENSE)$/.test(f) || /\.test\.|(^|\/)test\//.test(f));
+  assert.deepEqual(junk, [], "only dist/*.js, dist/*.d.ts, the bundle's notices, the bin, package.json, the README and the licence");
   // About 160 compiled modules with their declarations, and the bundled command line's 16 files.
   assert.ok(listed.length < 300, `${listed.length} files`);
   const pkg = JSON.parse(readFileSync(join(consumer, "node_modules/metahooks/package.json"), "utf8"));
