@@ -456,6 +456,30 @@ describe("helm template with toggles", () => {
     const bad = templateChart({ set: { "resources.limits.memory": "0.5Gi" } });
     assert.notEqual(bad.status, 0);
     assert.match(bad.stderr, /resources\.limits\.memory "0\.5Gi"/);
+    // A limit whose half-heap cannot hold one request, and a request above the limit, fail the
+    // render instead of a pod that crash-loops or that the API server refuses.
+    const tiny = templateChart({ set: { "resources.limits.memory": "1Mi" } });
+    assert.notEqual(tiny.status, 0);
+    assert.match(tiny.stderr, /resources\.limits\.memory "1Mi" is below 128Mi/);
+    assert.equal(heap({ "resources.limits.memory": "128Mi", "resources.requests.memory": "128Mi" }), "--max-old-space-size=64");
+    const above = templateChart({ set: { "resources.requests.memory": "1Gi" } });
+    assert.notEqual(above.status, 0);
+    assert.match(above.stderr, /resources\.requests\.memory "1Gi" is above resources\.limits\.memory "512Mi"/);
+    const oddRequest = templateChart({ set: { "resources.requests.memory": "96Ki" } });
+    assert.match(oddRequest.stderr, /resources\.requests\.memory "96Ki": use bytes or a Mi, Gi, M or G quantity/);
+  });
+
+  test("values that cannot work fail the render: a digest in image.tag, a zero hook timeout", () => {
+    const digestInTag = templateChart({ set: { "image.tag": "1.0@sha256:abc" } });
+    assert.notEqual(digestInTag.status, 0);
+    assert.match(digestInTag.stderr, /\/image\/tag/);
+    assert.equal(templateChart({ set: { "image.tag": "v1.2.3_rc-1" } }).status, 0);
+    for (const zero of ["0s", "0.0m", "00ms"]) {
+      const result = templateChart({ set: { "controllers.cronjob.hookTimeout": zero } });
+      assert.notEqual(result.status, 0, zero);
+      assert.match(result.stderr, new RegExp(`controllers\\.cronjob\\.hookTimeout "${zero.replace(".", "\\.")}" is zero`));
+    }
+    assert.equal(templateChart({ set: { "controllers.cronjob.hookTimeout": "0.5s" } }).status, 0);
   });
 
   test("everything switched on renders only valid objects", () => {

@@ -190,3 +190,19 @@ Admission webhooks: the cert-manager Certificate's name.
 {{- define "metahooks.webhookCertificateName" -}}
 {{- printf "%s-webhook" (include "metahooks.fullname" .) -}}
 {{- end }}
+
+{{/*
+A memory quantity in whole MiB (rounded down), from bytes or a Mi, Gi, M or G quantity; rendering
+fails on any other form. Called with a list: the value's name (for the message) and the quantity.
+*/}}
+{{- define "metahooks.mebibytes" -}}
+{{- $name := index . 0 }}
+{{- $q := index . 1 }}
+{{- if regexMatch "^[0-9]+Mi$" $q }}{{ trimSuffix "Mi" $q | int64 }}
+{{- else if regexMatch "^[0-9]+Gi$" $q }}{{ mul (trimSuffix "Gi" $q | int64) 1024 }}
+{{- else if regexMatch "^[0-9]+M$" $q }}{{ div (mul (trimSuffix "M" $q | int64) 1000000) 1048576 }}
+{{- else if regexMatch "^[0-9]+G$" $q }}{{ div (mul (trimSuffix "G" $q | int64) 1000000000) 1048576 }}
+{{- else if regexMatch "^[0-9]+$" $q }}{{ div ($q | int64) 1048576 }}
+{{- else }}{{ fail (printf "%s %q: use bytes or a Mi, Gi, M or G quantity (the Node heap is derived from it)" $name $q) }}
+{{- end }}
+{{- end }}
