@@ -1,5 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
@@ -150,4 +151,13 @@ test("admissionWebhooks.excludeKinds accepts only kinds the chart serves", () =>
   assert.ok((result.stdout + result.stderr).includes("at '/admissionWebhooks/excludeKinds/0'"), result.stdout);
   const schema = JSON.parse(readFileSync(join(CHART_DIR, "values.schema.json"), "utf8"));
   assert.deepStrictEqual(schema.properties.admissionWebhooks.properties.excludeKinds.items.enum.sort(), controllers.map((d) => d.name).sort());
+});
+
+test("`npm run helm -- <args>` (README) runs the tests' helm v4 with the caller's arguments and exit code", () => {
+  const version = spawnSync("npm", ["run", "-s", "helm", "--", "version", "--short"], { encoding: "utf8" });
+  assert.equal(version.status, 0, version.stderr);
+  assert.match(version.stdout, /^v4\.\d+\.\d+/);
+  const wrong = spawnSync("npm", ["run", "-s", "helm", "--", "no-such-command"], { encoding: "utf8" });
+  assert.notEqual(wrong.status, 0);
+  assert.match(wrong.stderr, /unknown command "no-such-command"/);
 });
