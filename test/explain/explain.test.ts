@@ -102,19 +102,21 @@ test("explain -o json prints the raw hook response (unknown spec fields and rela
   );
 });
 
-test("explain reports a missing parent, a bad token, an unknown kind and bad arguments on stderr with exit 1", async () => {
+test("explain reports a missing parent, a bad token and an unknown kind on stderr with exit 1, bad arguments with exit 2 (a usage error)", async () => {
   const missing = await runExplain(["widget", "nope", "-n", "team", "--kubeconfig", kubeconfig], { env: {}, clock: () => NOW, controllers });
   assert.equal(missing.exitCode, 1);
   assert.match(missing.stderr, /Widget team\/nope not found on http:\/\/127\.0\.0\.1:\d+/);
 
   const unknown = await runExplain(["gadget", "w", "--kubeconfig", kubeconfig], { env: {}, clock: () => NOW, controllers });
+  assert.equal(unknown.exitCode, 1);
   assert.match(unknown.stderr, /unknown kind "gadget"; kinds: widget/);
 
   const badOutput = await runExplain(["widget", "w", "-o", "yaml"], { env: {}, clock: () => NOW, controllers });
+  assert.equal(badOutput.exitCode, 2);
   assert.match(badOutput.stderr, /-o supports only "json"/);
 
   const noName = await runExplain(["widget"], { env: {}, clock: () => NOW, controllers });
-  assert.equal(noName.exitCode, 1);
+  assert.equal(noName.exitCode, 2);
   assert.match(noName.stderr, /expected <kind> <name>/);
 
   const unauthorized = await runExplain(["widget", "w", "-n", "team"], {
