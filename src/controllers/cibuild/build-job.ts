@@ -193,6 +193,10 @@ function gitSyncContainer(spec: NormalizedSpec, options: CIBuildOptions, commit?
     "--one-time",
     `--depth=${git.depth}`,
     `--submodules=${git.submodules}`,
+    // git-sync gives each attempt (fetch, worktree, submodules) 120 s by default and, one-shot,
+    // exits 1 on the first failure: a large clone would fail as GitCloneFailed on every retry.
+    // The build's own timeout bounds it instead (the Job's activeDeadlineSeconds is the same).
+    `--sync-timeout=${spec.build.timeoutSeconds}s`,
   ];
   const env: Array<Record<string, unknown>> = [];
   if (git.transport === "ssh") {
@@ -381,7 +385,9 @@ export function buildJob(input: BuildJobInput): KubeObject {
     spec: {
       backoffLimit: spec.build.retries,
       activeDeadlineSeconds: spec.build.timeoutSeconds,
-      // A missing context dir or Dockerfile will not appear on a retry; evictions do not count.
+      // A missing context dir or Dockerfile will not appear on a retry. Disruptions (a node
+      // drained, preemption: the DisruptionTarget condition) do not count against backoffLimit;
+      // an eviction for outgrowing the workspace's sizeLimit has no such condition and does.
       podFailurePolicy: {
         rules: [
           {

@@ -149,6 +149,15 @@ function prepareFailureReason(exitCode: number, message: string): string {
 }
 
 function podFailure(pod: KubeObject): PodFindings["failure"] {
+  // The kubelet evicts a build Pod that outgrows its emptyDir sizeLimit or ephemeral-storage limit
+  // (pkg/kubelet/eviction, "Usage of EmptyDir volume … exceeds the limit …") with the reason in
+  // the Pod's status, not in any container's termination message: say that, not the log tail of
+  // the container it killed.
+  const status = (pod as { status?: { reason?: unknown; message?: unknown } }).status;
+  if (status?.reason === "Evicted") {
+    const why = typeof status.message === "string" ? summarizeTerminationMessage(status.message) : "";
+    return { reason: BuildReason.BuildFailed, message: `the build Pod was evicted${why ? `: ${why}` : ""}` };
+  }
   const clone = terminated(pod, "git-sync");
   if (clone && clone.exitCode !== 0) {
     return { reason: BuildReason.GitCloneFailed, message: `git-sync: ${summarizeTerminationMessage(clone.message) || `exit code ${clone.exitCode}`}` };

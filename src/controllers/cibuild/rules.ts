@@ -169,6 +169,12 @@ function semanticProblems(raw: unknown): SpecProblem[] {
   if (cacheRepo !== undefined) {
     const ref = parseImageReference(cacheRepo);
     if ("problem" in ref) add(SpecReason.InvalidImageReference, "build.cache.repo", `the cache repository ${ref.problem}`);
+    // kaniko tags cache layers `<repo>:<cache key>` (pkg/cache/cache.go Destination): with a tag
+    // in the repo that is no reference at all, and every cache lookup and push fails quietly, the
+    // build still succeeding. BuildKit takes a tagged ref as the tag of its one cache manifest.
+    else if (ref.tag !== undefined && (text(raw, ["build", "strategy"]) ?? "kaniko") === "kaniko") {
+      add(SpecReason.InvalidImageReference, "build.cache.repo", `with the kaniko strategy the cache repository must have no tag (got ${JSON.stringify(ref.tag)}): kaniko tags each cache layer with its own key`);
+    }
   }
 
   const contextDir = text(raw, ["source", "contextDir"]) ?? text(raw, ["subContext"]);

@@ -5,7 +5,7 @@ import { runHook } from "../../../src/metacontroller/run-hook.ts";
 import { ciBuildController } from "../../../src/controllers/cibuild/index.ts";
 import { BUILDKIT_WRAPPER_SCRIPT, DIGEST_REPORT_SCRIPT, PREPARE_SCRIPT } from "../../../src/controllers/cibuild/build-job.ts";
 import { summarizeTerminationMessage } from "../../../src/controllers/cibuild/build-state.ts";
-import { OPTIONS, SEED_SPECS, childOf, lifecycle, parent, request, sync } from "./world.ts";
+import { OPTIONS, SEED_SPECS, SHA, buildPod, childOf, jobStatus, lifecycle, observe, parent, request, sync } from "./world.ts";
 
 const go = SEED_SPECS["build-go"]!;
 const golden = Object.fromEntries(loadGoldenCases("cibuild").map((c) => [c.name, c]));
@@ -170,4 +170,51 @@ test("buildkit cache on an insecure registry: registry.insecure=true on the cach
   const secure = buildArgs(spec(false));
   assert.ok(secure.includes("--export-cache=type=registry,ref=kind-registry:5000/app/cache"), secure.join(" "));
   assert.ok(!secure.some((a) => a.includes("registry.insecure")), secure.join(" "));
+});
+
+test("kaniko: a tagged cache repository is an invalid spec (kaniko adds its own tag per layer and would cache nothing); BuildKit takes it as its cache tag", () => {
+  const spec = (strategy: string | undefined, repo: string) => ({
+    source: { git: { url: "https://git.example.com/o/r.git" } },
+    build: { ...(strategy ? { strategy } : {}), cache: { enabled: true, repo } },
+    output: { image: "registry.example.com/app:1.0" },
+  });
+  const answer = (s: unknown) => sync(request({ parent: parent(s) }), "2026-03-02T10:00:00Z") as any;
+  for (const strategy of [undefined, "kaniko"]) {
+    const tagged = answer(spec(strategy, "registry.example.com/shop/cache:buildcache"));
+    const valid = tagged.status.conditions.find((c: any) => c.type === "SpecValid");
+    assert.equal(valid.status, "False", String(strategy));
+    assert.equal(valid.reason, "InvalidImageReference");
+    assert.match(valid.message, /cache repository must have no tag \(got "buildcache"\)/);
+    assert.equal(tagged.children.filter((c: any) => c.kind === "Job").length, 0, "no build Job for an invalid spec");
+    // A registry port is not a tag.
+    assert.equal(answer(spec(strategy, "registry.example.com:5000/shop/cache")).status.conditions.find((c: any) => c.type === "SpecValid").status, "True");
+  }
+  const buildkit = answer(spec("buildkit", "registry.example.com/shop/cache:buildcache"));
+  assert.equal(buildkit.status.conditions.find((c: any) => c.type === "SpecValid").status, "True");
+});
+
+test("git-sync gets the build's timeout for its one attempt (its own default, 120 s, would fail a large clone on every retry)", () => {
+  const job = (timeout?: string) =>
+    childOf(sync(request({ parent: parent({ source: { git: { url: "https://git.example.com/o/r.git" } }, build: timeout ? { timeout } : {}, output: { image: "registry.example.com/app:1.0" } }) }), "2026-03-02T10:00:00Z"), "Job") as any;
+  const gitSyncArgs = (j: any): string[] => j.spec.template.spec.initContainers.find((c: any) => c.name === "git-sync").args;
+  assert.ok(gitSyncArgs(job()).includes("--sync-timeout=1800s"));
+  const long = job("1h30m");
+  assert.ok(gitSyncArgs(long).includes("--sync-timeout=5400s"));
+  assert.equal(long.spec.activeDeadlineSeconds, 5400);
+});
+
+test("an evicted build Pod (workspace over its sizeLimit) fails the build with the kubelet's reason, not a container's log", () => {
+  const spec = SEED_SPECS["build-go"]!;
+  const job = childOf(sync(request({ parent: parent(spec) }), "2026-03-02T10:00:05Z"), "Job")!;
+  const failed = observe(job, "2026-03-02T10:00:06Z", jobStatus("failed-backoff", "2026-03-02T10:00:06Z", "2026-03-02T10:03:00Z"));
+  const pod = buildPod(job, "e1", "2026-03-02T10:00:07Z", { "git-sync": {}, prepare: { message: SHA }, build: { exitCode: 137, message: "INFO[0042] Taking snapshot of full filesystem..." } }) as any;
+  pod.status.phase = "Failed";
+  pod.status.reason = "Evicted";
+  pod.status.message = "Usage of EmptyDir volume \"workspace\" exceeds the limit \"10Gi\". ";
+  const r = sync(request({ parent: parent(spec), jobs: [failed], pods: [pod] }), "2026-03-02T10:03:01Z");
+  const cond = (r.status.conditions as any[]).find((c) => c.type === "BuildSucceeded");
+  assert.equal(cond.status, "False");
+  assert.equal(cond.reason, "BuildFailed");
+  assert.match(cond.message, /the build Pod was evicted: Usage of EmptyDir volume "workspace" exceeds the limit "10Gi"/);
+  assert.doesNotMatch(cond.message, /Taking snapshot/);
 });
