@@ -14,11 +14,17 @@ import type { CronJobSpec } from "./schema.ts";
 import { jobNameFor } from "./scheduled-time.ts";
 import { formatInZone } from "./time-zone.ts";
 
+/** A JSON object whose values are all strings (a label map). */
+function isStringMap(v: unknown): v is Record<string, string> {
+  return typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
+}
+
 /**
- * Builds the Job for `slot`: name `<cronjob>-<unix minutes>`, the template's labels and
- * annotations plus both scheduled-time annotations (upstream's in the CronJob's zone, the
- * tutorial's in UTC), and a deep copy of the template's spec. No ownerReferences (Metacontroller
- * adds the controller reference) and no `controller-uid` label (Metacontroller adds it).
+ * Builds the Job for `slot`: name `<cronjob>-<unix minutes>`, the template's labels (else the Pod
+ * template's, as the API server's Job defaulting would give them) and annotations plus both
+ * scheduled-time annotations (upstream's in the CronJob's zone, the tutorial's in UTC), and a deep
+ * copy of the template's spec. No ownerReferences (Metacontroller adds the controller reference)
+ * and no `controller-uid` label (Metacontroller adds it).
  *
  * @param parent - the CronJob (its name and namespace)
  * @param template - the validated `spec.jobTemplate`
@@ -28,7 +34,14 @@ import { formatInZone } from "./time-zone.ts";
 export function buildJob(parent: KubeObject, template: CronJobSpec["jobTemplate"], slot: Date, zone: string): KubeObject {
   const metadata: TypedObject["metadata"] = { name: jobNameFor(parent.metadata.name, slot) };
   if (parent.metadata.namespace) metadata.namespace = parent.metadata.namespace;
-  const labels = template.metadata?.labels;
+  // The jobTemplate's labels, else the Pod template's. Upstream gives the Job only the
+  // jobTemplate's, and the API server's Job defaulting (SetDefaults_Job) copies the Pod
+  // template's labels into a Job that has none. Under Metacontroller a Job always has one, the
+  // `controller-uid` it adds (generateSelector), so that defaulting never happens: it is done here,
+  // or `kubectl get jobs -l app=…` would stop finding the Jobs a batch/v1 CronJob's template names.
+  const own = template.metadata?.labels;
+  const podLabels = (template.spec as { template?: { metadata?: { labels?: unknown } } } | undefined)?.template?.metadata?.labels;
+  const labels = own && Object.keys(own).length ? own : isStringMap(podLabels) ? podLabels : undefined;
   if (labels && Object.keys(labels).length) metadata.labels = { ...labels };
   // Copied key by key, then the two added: V8 gives a spread copy that gains keys a new hidden
   // class every time (see copyOwn). A key already in the template keeps its place, as in a literal.

@@ -313,3 +313,12 @@ test("a lastScheduleTime at the end of time is a status from the future, not Nev
   const far = sync(request(cronJob({ spec: { schedule: "@every 2562047h" }, status: { lastScheduleTime: "2300-01-05T12:00:00Z" } })), "2026-03-01T10:00:30Z");
   assert.equal(far.response.resyncAfterSeconds, 86_400);
 });
+
+test("Job labels: the jobTemplate's, else the Pod template's (the API server's Job defaulting, which Metacontroller's controller-uid label would otherwise prevent)", () => {
+  const podTemplate = { metadata: { labels: { app: "backup", tier: "batch" } }, spec: { containers: [{ name: "b", image: "busybox:1.36" }], restartPolicy: "OnFailure" } };
+  const labelsOf = (jobTemplate: unknown) => sync(request(cronJob({ spec: { jobTemplate } })), "2026-01-05T00:01:00Z").created[0]?.metadata.labels;
+  assert.deepEqual(labelsOf({ spec: { template: podTemplate } }), { app: "backup", tier: "batch" }, "no jobTemplate labels: the Pod template's");
+  assert.deepEqual(labelsOf({ metadata: { labels: {} }, spec: { template: podTemplate } }), { app: "backup", tier: "batch" }, "empty jobTemplate labels count as none, as in SetDefaults_Job");
+  assert.deepEqual(labelsOf({ metadata: { labels: { job: "nightly" } }, spec: { template: podTemplate } }), { job: "nightly" }, "the jobTemplate's own labels win, and only they are used");
+  assert.equal(labelsOf({ spec: { template: { spec: podTemplate.spec } } }), undefined, "no labels anywhere: none");
+});
