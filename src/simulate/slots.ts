@@ -89,7 +89,7 @@ export function markSlot(zs: ZonedSchedule, at: Date): Pick<ListedSlot, "mark" |
   }
   if (!zs.fixedTime) {
     const gap = gapBefore(zs, t, offset);
-    if (gap) return { mark: "gap", note: `${gap.from}–${gap.to} do not exist on ${day} (DST starts); the slots there do not run (a * minute or hour follows the wall clock)` };
+    if (gap) return { mark: "gap", note: `${gap.from}–${gap.to} do not exist on ${gap.day} (DST starts); the slots there do not run (a * minute or hour follows the wall clock)` };
   }
   // A wall time happens twice when shifting by the offset change lands on an instant that shows it again.
   for (const probe of [t - 3 * HOUR_MS, t + 3 * HOUR_MS]) {
@@ -104,15 +104,22 @@ export function markSlot(zs: ZonedSchedule, at: Date): Pick<ListedSlot, "mark" |
   return {};
 }
 
+/** How far back {@link gapBefore} looks for the slot before a gap (a daily wildcard job's gap swallows a whole day). */
+const GAP_LOOKBACK_MS = 8 * 24 * HOUR_MS;
+
 /**
- * The spring-forward gap just before slot `t` of a wildcard schedule, when the gap held some of the
- * schedule's wall times and `t` is the first slot after it; else undefined.
+ * The spring-forward gap between slot `t` of a wildcard schedule and the slot before it (at most
+ * eight days back), when the gap held some of the schedule's wall times; else undefined. So
+ * `0 *‍/2 * * *` marks 04:00 after a 02:00–03:00 gap, and `*‍/30 2 * * *` marks the next day's
+ * 02:00, its whole day having fallen into the gap.
  */
-function gapBefore(zs: ZonedSchedule, t: number, offset: number): { from: string; to: string } | undefined {
-  const before = zoneOffsetMinutes(new Date(t - 3 * HOUR_MS), zs.zone);
+function gapBefore(zs: ZonedSchedule, t: number, offset: number): { from: string; to: string; day: string } | undefined {
+  // Cheap first: no spring-forward change in the window, no gap (most slots of the year).
+  const start = t - GAP_LOOKBACK_MS;
+  const before = zoneOffsetMinutes(new Date(start), zs.zone);
   if (before >= offset) return undefined;
-  // The change's instant, to the minute (zones change on whole minutes): the last minute with the old offset.
-  let lo = t - 3 * HOUR_MS;
+  // The change's instant, to the minute (zones change on whole minutes): the first minute with the new offset.
+  let lo = start;
   let hi = t;
   while (hi - lo > MINUTE_MS) {
     const mid = lo + Math.floor((hi - lo) / 2 / MINUTE_MS) * MINUTE_MS;
@@ -120,14 +127,15 @@ function gapBefore(zs: ZonedSchedule, t: number, offset: number): { from: string
     else hi = mid;
   }
   const change = hi;
-  // `t` must be the first slot at or after the change, and a wall time in [old wall, new wall) of
-  // the change must be one of the schedule's.
+  // `t` must be the first slot at or after the change (one schedule step, not a backwards search).
   if (zs.schedule.nextSlot(new Date(change - 1), new Date(change - 1))?.getTime() !== t) return undefined;
+  // And a wall time in [old wall, new wall) of the change must be one of the schedule's: one that
+  // did not happen.
   const gapStart = change + before * MINUTE_MS;
   const gapEnd = change + offset * MINUTE_MS;
   const inGap = zs.wallClock.nextSlot(new Date(gapStart - 1), new Date(gapStart - 1));
   if (!inGap || inGap.getTime() >= gapEnd) return undefined;
-  return { from: wallClock(change, before), to: wallClock(change, offset) };
+  return { from: wallClock(change, before), to: wallClock(change, offset), day: new Date(gapEnd).toISOString().slice(0, 10) };
 }
 
 /**

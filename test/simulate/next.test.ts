@@ -36,6 +36,20 @@ test("a wildcard schedule's slots in the spring-forward gap do not run; the firs
     ["2026-03-29T03:00:00+02:00", "gap"],
     ["2026-03-29T03:15:00+02:00", undefined],
   ]);
+  // A daily wildcard job whose whole day fell into the gap: the next day's first slot is marked,
+  // naming the day of the gap; Troll's two-hour change and Lord Howe's half hour likewise.
+  const daily = listSlots(zonedSchedule("*/30 2 * * *", "America/New_York"), new Date("2026-03-07T12:00:00Z"), { count: 3 });
+  assert.deepEqual(daily.map((s) => [s.local, s.mark]), [
+    ["2026-03-09T02:00:00-04:00", "gap"],
+    ["2026-03-09T02:30:00-04:00", undefined],
+    ["2026-03-10T02:00:00-04:00", undefined],
+  ]);
+  assert.match(daily[0]!.note!, /^02:00–03:00 do not exist on 2026-03-08 /);
+  const troll = listSlots(zonedSchedule("0 */2 * * *", "Antarctica/Troll"), new Date("2026-03-28T23:00:00Z"), { count: 2 });
+  assert.deepEqual(troll.map((s) => [s.local, s.mark]), [["2026-03-29T00:00:00Z", undefined], ["2026-03-29T04:00:00+02:00", "gap"]]);
+  assert.match(troll[1]!.note!, /^01:00–03:00 do not exist on 2026-03-29 /);
+  const lordHowe = listSlots(zonedSchedule("*/15 * * * *", "Australia/Lord_Howe"), new Date("2026-10-03T15:00:00Z"), { count: 2 });
+  assert.deepEqual(lordHowe.map((s) => [s.local, s.mark]), [["2026-10-04T01:45:00+10:30", undefined], ["2026-10-04T02:30:00+11:00", "gap"]]);
   // A gap that holds none of the schedule's wall times is no hole: 0, 3, 6 … hours skip 02:00 anyway.
   assert.ok(listSlots(zonedSchedule("0 */3 * * *", "Europe/Berlin"), new Date("2026-03-28T22:00:00Z"), { count: 3 }).every((s) => s.mark === undefined));
   // Autumn has no gap.
