@@ -56,9 +56,9 @@ test("the CLI exits 1 with the route's JSON error on stderr", async () => {
   assert.equal(JSON.parse(wrong.stderr).error, "invalid_request");
 });
 
-test("--now must be RFC 3339", async () => {
+test("--now must be RFC 3339 (a malformed argument: a usage error, exit 2)", async () => {
   const out = await cli(["sync", "cronjob", "--now", "yesterday"], JSON.stringify(body));
-  assert.equal(out.status, 1);
+  assert.equal(out.status, 2);
   assert.match(out.stderr, /RFC 3339/);
 });
 
@@ -100,7 +100,7 @@ test("--now refuses dates that do not exist instead of shifting them", async () 
   assert.equal(parseNow("2028-02-29T12:00:30+01:00", () => new Date()).toISOString(), "2028-02-29T11:00:30.000Z");
   // …and the command end to end, once each way.
   const out = await cli(["sync", "cronjob", "--now", "2026-02-30T00:00:00Z"], JSON.stringify(body));
-  assert.equal(out.status, 1);
+  assert.equal(out.status, 2);
   assert.match(out.stderr, /RFC 3339/);
   const leap = await cli(["sync", "cronjob", "--now", "2028-02-29T12:00:30+01:00"], JSON.stringify(body));
   assert.equal(leap.status, 0, leap.stderr);
@@ -120,6 +120,9 @@ test("wrong arguments are a usage error: exit 2, the message and the usage on st
     [["serve", "--now", "2026-01-01T00:00:00Z"], /--now applies to the hook commands/],
     [["sync", "cronjob", "--port", "9"], /--port applies to serve only/],
     [["explain", "cronjob"], /expected <kind> <name>/],
+    [["explain", "cronjob", "a", "-o", "yaml"], /-o supports only "json"/],
+    [["explain", "cronjob", "a", "--now", "2026-02-30T00:00:00Z"], /--now/],
+    [["sync", "cronjob", "--now", "notatime"], /--now/],
   ];
   for (const [args, message] of cases) {
     const out = await cli(args, JSON.stringify(body));

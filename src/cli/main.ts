@@ -131,7 +131,12 @@ async function runCommand(argv: string[], io: CliIo): Promise<number> {
   }
   if (command === "sync" || command === "finalize" || command === "customize") {
     if (!kind) return usage(`metahooks ${command}: missing <kind>`);
-    const now = parseNow(values.now, io.clock);
+    let now: Date;
+    try {
+      now = parseNow(values.now, io.clock);
+    } catch (err) {
+      return usage(`metahooks ${command}: ${(err as Error).message}`);
+    }
     // The same limit as the HTTP route (BODY_LIMIT_BYTES); stdin is read no further than that.
     const limitBytes = readBodyLimitBytes(io.env);
     const outcome = runHookCommand(command, kind, io.readStdin(limitBytes), now, io.env, limitBytes);

@@ -232,8 +232,10 @@ export class World {
     if (!build) return;
     const digest = digestOf(job);
     this.pushedDigests.add(digest);
-    for (const a of [...(build.args ?? []), ...(build.command ?? [])] as string[]) {
-      if (!a.startsWith("--destination=")) continue;
+    // Any Job may have a container named `build` (a CronJob's, with arguments of any JSON type):
+    // only string arguments can name a destination.
+    for (const a of [...(build.args ?? []), ...(build.command ?? [])] as unknown[]) {
+      if (typeof a !== "string" || !a.startsWith("--destination=")) continue;
       const dest = a.slice("--destination=".length);
       this.pushedImages.add(dest);
       this.pushedImages.add(`${repositoryOf(dest)}@${digest}`);

@@ -70,12 +70,17 @@ export async function runExplain(argv: string[], deps: ExplainDeps): Promise<Exp
   if (values.help) return { exitCode: 0, stdout: EXPLAIN_USAGE, stderr: "" };
   const [kind, name, extra] = positionals;
   if (!kind || !name || extra !== undefined) return usage(`expected <kind> <name>\n\n${EXPLAIN_USAGE}`);
-  if (values.output !== undefined && values.output !== "json") return usage(`-o supports only "json", got ${JSON.stringify(values.output)}`);
+  if (values.output !== undefined && values.output !== "json") return usage(`-o supports only "json", got ${JSON.stringify(values.output)}\n\n${EXPLAIN_USAGE}`);
   try {
     const controllers = deps.controllers ?? configureControllers(deps.env);
     const configured = controllers.find((c) => c.def.name === kind);
     if (!configured) return fail(`unknown kind ${JSON.stringify(kind)}; kinds: ${controllers.map((c) => c.def.name).join(", ")}`);
-    const now = parseNow(values.now, deps.clock);
+    let now: Date;
+    try {
+      now = parseNow(values.now, deps.clock);
+    } catch (err) {
+      return usage(`${(err as Error).message}\n\n${EXPLAIN_USAGE}`);
+    }
     const readerOpts: { kubeconfig?: string; context?: string } = {};
     if (values.kubeconfig !== undefined) readerOpts.kubeconfig = values.kubeconfig;
     if (values.context !== undefined) readerOpts.context = values.context;

@@ -15,9 +15,10 @@
  *
  * @packageDocumentation
  */
-import { parseAllDocuments, type ScalarTag, type Tags } from "yaml";
+import { parseAllDocuments, Scalar, type ScalarTag, type Tags } from "yaml";
 
 const INT_TAG = "tag:yaml.org,2002:int";
+const FLOAT_TAG = "tag:yaml.org,2002:float";
 
 /** `0o17`: Go's ParseInt(s, 0, 64) reads it as octal, as it reads `017`. */
 const goOctal: ScalarTag = {
@@ -32,24 +33,48 @@ const goOctal: ScalarTag = {
   },
 };
 
+/**
+ * A number tag whose pattern also matches text that is no number (`.`, `e3`, `0x_`: the YAML 1.1
+ * patterns allow an empty digit run) keeps such text a string, as go-yaml v2 does, instead of NaN
+ * (which JSON writes as null: `args: [find, ., -name, x]` would lose its dot).
+ */
+function keepNonNumbers(tag: ScalarTag): ScalarTag {
+  if ((tag.tag !== INT_TAG && tag.tag !== FLOAT_TAG) || !tag.resolve) return tag;
+  const resolve = tag.resolve;
+  return {
+    ...tag,
+    resolve: (text, onError, options) => {
+      const value = resolve(text, onError, options);
+      // Some resolve to a Scalar node (to keep the written fraction digits), others to a number.
+      const number = value instanceof Scalar ? value.value : value;
+      return typeof number === "number" && Number.isNaN(number) && !/^[-+]?\.nan$/i.test(text) ? text : value;
+    },
+  };
+}
+
 /** YAML 1.1's tags as go-yaml v2 resolves them (see the module comment). */
 function goYamlTags(tags: Tags): Tags {
-  const kept = tags.filter((t) => {
-    const tag = t as ScalarTag;
-    return tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME";
-  });
+  const kept = tags
+    .filter((t) => {
+      const tag = t as ScalarTag;
+      return tag.tag !== "tag:yaml.org,2002:timestamp" && tag.format !== "TIME";
+    })
+    .map((t) => (typeof t === "object" && "resolve" in t ? keepNonNumbers(t as ScalarTag) : t));
   return [...kept, goOctal];
 }
 
-/** Most aliases one document may expand (a "billion laughs" file is refused, not expanded). */
-const MAX_ALIAS_COUNT = 100;
+/**
+ * Most aliases one document may expand: a "billion laughs" file is refused, not expanded, while a
+ * manifest that shares one anchor among a few hundred env entries still reads (kubectl has no limit).
+ */
+const MAX_ALIAS_COUNT = 1000;
 
 /**
  * The documents of a (multi-document) YAML or JSON text as JSON values, read as `kubectl apply`
  * reads them (YAML 1.1 scalars as go-yaml v2 resolves them, merge keys `<<`); empty documents are
  * left out.
  * @throws Error with the first syntax error of the first document that has one (its message
- *   gives line and column), or when a document expands more than 100 aliases
+ *   gives line and column), or when a document expands more than 1000 aliases
  */
 export function parseManifests(text: string): unknown[] {
   const values: unknown[] = [];

@@ -465,6 +465,9 @@ describe("helm template with toggles", () => {
     const above = templateChart({ set: { "resources.requests.memory": "1Gi" } });
     assert.notEqual(above.status, 0);
     assert.match(above.stderr, /resources\.requests\.memory "1Gi" is above resources\.limits\.memory "512Mi"/);
+    // The checks hold also when env sets its own NODE_OPTIONS (the chart then derives no heap).
+    const ownHeap = templateChart({ set: { "resources.requests.memory": "1Gi" }, values: [{ env: [{ name: "NODE_OPTIONS", value: "--max-old-space-size=99" }] }] });
+    assert.match(ownHeap.stderr, /resources\.requests\.memory "1Gi" is above/);
     const oddRequest = templateChart({ set: { "resources.requests.memory": "96Ki" } });
     assert.match(oddRequest.stderr, /resources\.requests\.memory "96Ki": use bytes or a Mi, Gi, M or G quantity/);
   });
@@ -523,6 +526,7 @@ describe("names that YAML 1.1 would retype stay strings (kubectl and helm read Y
         "receiver.enabled": "true",
         "receiver.ingress.enabled": "true",
       },
+      values: [{ priorityClassName: "on", topologySpread: { topologyKey: "yes" }, receiver: { ingress: { className: "no", hosts: ["h.example.com"] } } }],
       apiVersions: ["monitoring.coreos.com/v1/ServiceMonitor"],
     };
     const result = templateChart(options);
@@ -537,6 +541,13 @@ describe("names that YAML 1.1 would retype stay strings (kubectl and helm read Y
     assert.equal(deployment.metadata.labels!["app.kubernetes.io/name"], "no");
     const volumes: Array<{ secret?: { secretName?: unknown } }> = deployment.spec.template.spec.volumes ?? [];
     assert.ok(volumes.some((v) => v.secret?.secretName === "yes"), "tls.secretName stays the string yes");
+    const podSpec = deployment.spec.template.spec;
+    assert.equal(podSpec.priorityClassName, "on");
+    assert.equal(podSpec.topologySpreadConstraints[0].topologyKey, "yes");
+    assert.equal(only(docs, "Ingress").spec.ingressClassName, "no");
+    const existing = renderChart({ releaseName: "r", set: { "auth.enabled": "true" }, values: [{ auth: { existingSecret: "0755", secretKey: "123" } }] });
+    const authVolume = only(existing, "Deployment").spec.template.spec.volumes.find((v: { name: string }) => v.name === "auth");
+    assert.deepEqual(authVolume.secret, { secretName: "0755", items: [{ key: "123", path: "123" }] });
     const policy = only(docs, "NetworkPolicy");
     assert.equal(policy.spec.ingress[0].from[0].namespaceSelector.matchLabels["kubernetes.io/metadata.name"], "off");
     // And the whole output reads the same under YAML 1.2.

@@ -46,6 +46,13 @@ const SCALARS = {
   quotedOctal: "'0500'",
   taggedString: "!!str 0500",
   schedule: '"*/5 * * * *"',
+  // Text a YAML 1.1 number pattern matches with no digits: strings for go-yaml v2, not NaN.
+  dot: ".",
+  minusDot: "-.",
+  bareExponent: "e3",
+  dotExponent: ".e3",
+  hexNoDigits: "0x_",
+  binaryNoDigits: "0b_",
 };
 
 function yamlOf(): string {
@@ -77,6 +84,8 @@ test("manifests read like kubectl reads them: the same JSON as helm's fromYaml (
     assert.equal(kubectl.date, "2026-03-26");
     assert.equal(kubectl.clock, "1:30");
     assert.equal(kubectl.true, 2);
+    assert.equal(kubectl.dot, ".");
+    assert.equal(kubectl.bareExponent, "e3");
   } finally {
     rmSync(chart, { recursive: true, force: true });
   }
@@ -112,6 +121,9 @@ spec:
 test("simulate and metahooks/testing see the CronJob the cluster stores: `suspend: yes` suspends, `0500` is 320 seconds", () => {
   assert.equal(readCronJobs(CRONJOB("startingDeadlineSeconds: 0500"), "b.yaml")[0]!.spec.startingDeadlineSeconds, 320);
   assert.equal(readCronJobs(CRONJOB("suspend: yes"), "b.yaml")[0]!.spec.suspend, true);
+  // A container argument `.` stays a dot (it read as NaN, then null in the Job).
+  const dot = syncAt(CRONJOB("suspend: false").replace('containers: [{name: c, image: "busybox:1.37.0"}]', 'containers: [{name: c, image: "busybox:1.37.0", args: [find, ., -name, x]}]'), "2026-03-26T03:00:30Z");
+  assert.deepEqual(dot.created[0]!.spec.template.spec.containers[0].args, ["find", ".", "-name", "x"]);
   const run = syncAt(CRONJOB("suspend: on"), "2026-03-26T03:00:30Z");
   assert.equal(run.condition("Ready")?.reason, "Suspended");
   assert.equal(run.created.length, 0);

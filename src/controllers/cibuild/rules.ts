@@ -172,7 +172,8 @@ function semanticProblems(raw: unknown): SpecProblem[] {
     // kaniko tags cache layers `<repo>:<cache key>` (pkg/cache/cache.go Destination): with a tag
     // in the repo that is no reference at all, and every cache lookup and push fails quietly, the
     // build still succeeding. BuildKit takes a tagged ref as the tag of its one cache manifest.
-    else if (ref.tag !== undefined && (text(raw, ["build", "strategy"]) ?? "kaniko") === "kaniko") {
+    // Only while the cache is on: a repo kept beside `enabled: false` blocks nothing.
+    else if (ref.tag !== undefined && at(raw, ["build", "cache", "enabled"]) === true && (text(raw, ["build", "strategy"]) ?? "kaniko") === "kaniko") {
       add(SpecReason.InvalidImageReference, "build.cache.repo", `with the kaniko strategy the cache repository must have no tag (got ${JSON.stringify(ref.tag)}): kaniko tags each cache layer with its own key`);
     }
   }

@@ -189,6 +189,8 @@ test("kaniko: a tagged cache repository is an invalid spec (kaniko adds its own 
     // A registry port is not a tag.
     assert.equal(answer(spec(strategy, "registry.example.com:5000/shop/cache")).status.conditions.find((c: any) => c.type === "SpecValid").status, "True");
   }
+  const off = answer({ ...spec(undefined, "registry.example.com/shop/cache:buildcache"), build: { cache: { enabled: false, repo: "registry.example.com/shop/cache:buildcache" } } });
+  assert.equal(off.status.conditions.find((c: any) => c.type === "SpecValid").status, "True", "a cache that is off blocks nothing");
   const buildkit = answer(spec("buildkit", "registry.example.com/shop/cache:buildcache"));
   assert.equal(buildkit.status.conditions.find((c: any) => c.type === "SpecValid").status, "True");
 });
