@@ -147,3 +147,10 @@ test("overlapping outages are one outage: the timeline says the service is back 
   assert.deepEqual(overlapping.events.filter((e) => e.type.startsWith("outage")).map((e) => [e.type, e.at]), [["outage-start", "2026-06-01T00:00:00Z"], ["outage-end", "2026-06-01T01:00:00Z"]]);
   assert.equal(JSON.stringify(overlapping), JSON.stringify(single), "the same run as the one window they cover");
 });
+
+test("a CronJob whose container is named build, with non-string arguments, simulates (the emulator's CIBuild push model reads only string args)", async () => {
+  const yaml = 'apiVersion: batch.tutorial.kubebuilder.io/v1\nkind: CronJob\nmetadata: {name: dotjob}\nspec:\n  schedule: "*/5 * * * *"\n  jobTemplate:\n    spec:\n      template:\n        spec:\n          restartPolicy: OnFailure\n          containers: [{name: build, image: "busybox:1.37.0", args: [ls, 7, ~]}]\n';
+  const out = await runSimulate(["cj.yaml", "--from", "2026-01-05T12:00", "--to", "2026-01-05T12:20", "--job-duration", "1m"], () => yaml);
+  assert.equal(out.exitCode, 0, out.stderr);
+  assert.match(out.stdout, /Summary: 4 slots, 4 Jobs created/);
+});
