@@ -15,7 +15,8 @@ export const NEXT_USAGE = `Usage: metahooks next '<schedule>' [--time-zone <zone
 
 Lists the next slots of a CronJob schedule with the hook's own rules, marking slots that a
 daylight-saving change moved (a wall time that does not exist), merged (a wall time that happens
-twice, run once) or repeated (a wildcard job runs at both occurrences).
+twice, run once), repeated (a wildcard job runs at both occurrences) or gap (a wildcard job's
+first slot after a spring-forward gap that swallowed some of its slots).
 
   --time-zone <zone>   IANA zone, as spec.timeZone (default UTC)
   -n, --count <n>      how many slots (default 10, at most 10000)
