@@ -205,7 +205,8 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 // The loops below visit Object.keys' keys with for…in and an own-key check: the same keys in the
 // same order, without allocating the list (they run for every observed child of every call).
 
-function isStringMap(v: unknown): boolean {
+/** A plain JSON object whose values are all strings (a label or annotation map). */
+export function isStringMap(v: unknown): v is Record<string, string> {
   if (!isPlainObject(v)) return false;
   for (const k in v) if (Object.hasOwn(v, k) && typeof v[k] !== "string") return false;
   return true;

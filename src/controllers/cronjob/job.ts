@@ -4,7 +4,7 @@
  * @packageDocumentation
  */
 import type { Job, JobSpec } from "kubernetes-types/batch/v1.js";
-import type { KubeObject } from "../../metacontroller/contract.ts";
+import { isStringMap, type KubeObject } from "../../metacontroller/contract.ts";
 import { copyOwn } from "../../kube/copy-own.ts";
 import { cloneJson } from "../../kube/json-clone.ts";
 import { asKubeObject, type TypedObject } from "../../kube/objects.ts";
@@ -13,11 +13,6 @@ import { SCHEDULED_AT_ANNOTATION, SCHEDULED_TIMESTAMP_ANNOTATION } from "./const
 import type { CronJobSpec } from "./schema.ts";
 import { jobNameFor } from "./scheduled-time.ts";
 import { formatInZone } from "./time-zone.ts";
-
-/** A JSON object whose values are all strings (a label map). */
-function isStringMap(v: unknown): v is Record<string, string> {
-  return typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every((x) => typeof x === "string");
-}
 
 /**
  * Builds the Job for `slot`: name `<cronjob>-<unix minutes>`, the template's labels (else the Pod
